@@ -1,0 +1,241 @@
+"""tree-sitter parse -> Symbols.
+
+Our tags queries (``queries/<language>.scm``) follow one capture convention:
+
+``@definition.<kind>``
+    the whole definition node (its range is the symbol's full range);
+    kind is one of KINDS below.
+``@name``
+    the node whose text is the symbol name (its range is the selection range).
+``@doc``
+    optional: a docstring node (Python); otherwise the comments directly above
+    the definition (or above the wrapper holding it, see LanguageSpec.wrappers)
+    are its doc.
+``@container``
+    optional: text naming the container explicitly (Go receiver type, C++
+    ``Foo::bar``). A function with an explicit container is a method.
+``@scope`` (with ``@name``)
+    a node that contains definitions and names their container without being a
+    symbol itself (Rust ``impl Foo``).
+
+Containers are otherwise derived from nesting: a definition inside another gets
+the dotted chain of enclosing names as container, and a function directly
+inside a class-like definition becomes a method.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import attrs
+from tree_sitter import Node, Parser, QueryCursor
+
+from . import languages
+from .positions import LineIndex
+
+KINDS = (
+    "class", "struct", "interface", "trait", "enum", "enum_member", "union", "module",
+    "namespace", "function", "method", "constructor", "field", "property", "constant",
+    "variable", "type", "macro", "heading",
+)
+# Definitions whose direct function children are methods.
+CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "union", "impl"})
+MAX_SIGNATURE = 200
+MAX_DOC = 1000
+
+
+@attrs.frozen(slots=True)
+class Symbol:
+    name: str
+    kind: str
+    container: str
+    # (start_line, start_character, end_line, end_character), 0-based, UTF-16 columns
+    range: tuple[int, int, int, int]
+    selection: tuple[int, int, int, int]
+    signature: str = ""
+    doc: str = ""
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.container}.{self.name}" if self.container else self.name
+
+
+@functools.cache
+def _parser(language: str) -> Parser:
+    return Parser(languages.grammar(language))
+
+
+@functools.cache
+def _cursor(language: str) -> QueryCursor:
+    return QueryCursor(languages.tags_query(language))
+
+
+def extract(source: bytes, language: str) -> list[Symbol]:
+    """All symbols of ``source`` in document order."""
+    tree = _parser(language).parse(source)
+    return extract_from_tree(tree.root_node, source, language)
+
+
+@attrs.define(slots=True)
+class _Def:
+    node: Node
+    name_node: Node
+    kind: str  # "" for a scope
+    doc_node: Node | None
+    container: str | None
+
+
+def _collect(root: Node, language: str) -> list[_Def]:
+    seen: set[tuple[int, int, int]] = set()
+    defs: list[_Def] = []
+    for _pattern, caps in _cursor(language).matches(root):
+        names = caps.get("name")
+        if not names:
+            continue
+        node = kind = None
+        for cap, nodes in caps.items():
+            if cap.startswith("definition."):
+                node, kind = nodes[0], cap[11:]
+                break
+            if cap == "scope":
+                node, kind = nodes[0], ""
+                break
+        if node is None:
+            continue
+        name_node = names[0]
+        key = (node.start_byte, node.end_byte, name_node.start_byte)
+        if key in seen:
+            continue
+        seen.add(key)
+        docs = caps.get("doc")
+        cont = caps.get("container")
+        defs.append(_Def(node, name_node, kind, docs[0] if docs else None,
+                         cont[0].text.decode("utf-8", "replace") if cont else None))
+    defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    return defs
+
+
+def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
+    defs = _collect(root, language)
+    if not defs:
+        return []
+    lines = LineIndex(source)
+    wrappers = languages.BY_NAME[language].wrappers
+    out: list[Symbol] = []
+    # stack of (end_byte, name, kind) of enclosing definitions and scopes
+    stack: list[tuple[int, str, str]] = []
+    for d in defs:
+        start = d.node.start_byte
+        while stack and stack[-1][0] <= start:
+            stack.pop()
+        name = _node_text(d.name_node).strip()
+        if not d.kind:
+            stack.append((d.node.end_byte, name, "impl"))
+            continue
+        kind = d.kind
+        if d.container is not None:
+            container = d.container
+            if kind == "function":
+                kind = "method"
+        else:
+            container = ".".join(s[1] for s in stack)
+            if kind == "function" and stack and stack[-1][2] in CLASS_LIKE:
+                kind = "method"
+        if not name:
+            continue
+        out.append(Symbol(
+            name=name,
+            kind=kind,
+            container=container,
+            range=_range(d.node, lines),
+            selection=_range(d.name_node, lines),
+            signature=_signature(d.node, source),
+            doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers),
+        ))
+        stack.append((d.node.end_byte, name, kind))
+    return out
+
+
+def _node_text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+
+
+def _range(node: Node, lines: LineIndex) -> tuple[int, int, int, int]:
+    (sr, sc), (er, ec) = node.start_point, node.end_point
+    return (sr, lines.utf16_column(sr, sc), er, lines.utf16_column(er, ec))
+
+
+_WS = re.compile(r"\s+")
+
+
+def _signature(node: Node, source: bytes) -> str:
+    start = node.start_byte
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
+    nl = source.find(b"\n", start, end)
+    # A signature may span lines (long parameter lists) but never more than a few.
+    if nl != -1 and (body is None or source.count(b"\n", start, end) > 4):
+        end = nl
+    text = source[start:end].decode("utf-8", "replace")
+    text = _WS.sub(" ", text).strip().rstrip("{:=").rstrip()
+    if len(text) > MAX_SIGNATURE:
+        text = text[: MAX_SIGNATURE - 1] + "…"
+    return text
+
+
+_DOC_PREFIX = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*|#+!?|--)\s?")
+
+
+def _docstring(node: Node) -> str:
+    text = _node_text(node)
+    if node.type == "string":
+        # Python string node: drop prefix letters and quotes.
+        m = re.match(r'^[rRbBuUfF]*("""|\'\'\'|"|\')', text)
+        if m:
+            q = m.group(1)
+            text = text[m.end():]
+            if text.endswith(q):
+                text = text[: -len(q)]
+    return _clean_doc(text)
+
+
+def _clean_doc(text: str) -> str:
+    import inspect
+
+    text = inspect.cleandoc(text)
+    if len(text) > MAX_DOC:
+        text = text[: MAX_DOC - 1] + "…"
+    return text
+
+
+def _leading_comments(node: Node, wrappers: frozenset[str]) -> str:
+    anchor = node
+    while anchor.parent is not None and anchor.parent.type in wrappers:
+        anchor = anchor.parent
+    parts: list[str] = []
+    row = anchor.start_point[0]
+    sib = anchor.prev_sibling
+    while sib is not None:
+        t = sib.type
+        if "comment" in t:
+            if sib.end_point[0] < row - 1:
+                break
+            parts.append(_node_text(sib))
+            row = sib.start_point[0]
+        elif t in ("attribute_item", "attribute", "decorator", "annotation", "marker_annotation"):
+            row = sib.start_point[0]
+        else:
+            break
+        sib = sib.prev_sibling
+    if not parts:
+        return ""
+    parts.reverse()
+    lines = []
+    for part in parts:
+        for line in part.splitlines():
+            line = _DOC_PREFIX.sub("", line, count=1).rstrip()
+            if line.endswith("*/"):
+                line = line[:-2].rstrip()
+            lines.append(line)
+    return _clean_doc("\n".join(lines).strip())
