@@ -87,9 +87,11 @@ class _Def:
 
 
 def _collect(root: Node, language: str) -> list[_Def]:
-    seen: set[tuple[int, int, int]] = set()
+    # (node start, node end, name start) -> (pattern index, position in defs):
+    # when several patterns match the same definition, the earliest pattern wins.
+    seen: dict[tuple[int, int, int], tuple[int, int]] = {}
     defs: list[_Def] = []
-    for _pattern, caps in _cursor(language).matches(root):
+    for pattern, caps in _cursor(language).matches(root):
         names = caps.get("name")
         if not names:
             continue
@@ -105,13 +107,19 @@ def _collect(root: Node, language: str) -> list[_Def]:
             continue
         name_node = names[0]
         key = (node.start_byte, node.end_byte, name_node.start_byte)
-        if key in seen:
+        prev = seen.get(key)
+        if prev is not None and prev[0] <= pattern:
             continue
-        seen.add(key)
         docs = caps.get("doc")
         cont = caps.get("container")
-        defs.append(_Def(node, name_node, kind, docs[0] if docs else None,
-                         cont[0].text.decode("utf-8", "replace") if cont else None))
+        d = _Def(node, name_node, kind, docs[0] if docs else None,
+                 cont[0].text.decode("utf-8", "replace") if cont else None)
+        if prev is None:
+            seen[key] = (pattern, len(defs))
+            defs.append(d)
+        else:
+            seen[key] = (pattern, prev[1])
+            defs[prev[1]] = d
     defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
     return defs
 
@@ -172,13 +180,18 @@ _WS = re.compile(r"\s+")
 def _signature(node: Node, source: bytes) -> str:
     start = node.start_byte
     body = node.child_by_field_name("body")
+    if body is None:
+        # const f = () => {...}: the body belongs to the assigned value.
+        value = node.child_by_field_name("value") or node.child_by_field_name("right")
+        if value is not None:
+            body = value.child_by_field_name("body")
     end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
     nl = source.find(b"\n", start, end)
     # A signature may span lines (long parameter lists) but never more than a few.
     if nl != -1 and (body is None or source.count(b"\n", start, end) > 4):
         end = nl
     text = source[start:end].decode("utf-8", "replace")
-    text = _WS.sub(" ", text).strip().rstrip("{:=").rstrip()
+    text = _WS.sub(" ", text).strip().rstrip("{:=;").rstrip()
     if len(text) > MAX_SIGNATURE:
         text = text[: MAX_SIGNATURE - 1] + "…"
     return text
