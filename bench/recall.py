@@ -15,6 +15,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -39,6 +40,11 @@ CTAGS_KINDS: dict[str, frozenset[str]] = {
     "csharp": frozenset({"class", "interface", "struct", "enum", "method", "namespace", "property"}),
 }
 SKIP_DIRS = {".git", ".hg", ".svn"}
+# ctags' JavaScript/TypeScript parser calls every object literal a "class"
+# (``const opts = {...}``, even nested ones and locals): those are not classes, so
+# a JS/TS "class" tag counts only when its line has the ``class`` keyword.
+CLASS_KEYWORD_ONLY = frozenset({"javascript", "typescript", "tsx"})
+CLASS_WORD = re.compile(rb"\bclass\b")
 
 
 def files_under(root: Path, only: str | None, max_bytes: int) -> dict[str, str]:
@@ -59,8 +65,11 @@ def files_under(root: Path, only: str | None, max_bytes: int) -> dict[str, str]:
     return out
 
 
-def run_ctags(paths: list[str], ctags: str) -> tuple[dict[str, set[tuple[str, int, str]]], float]:
-    tags: dict[str, set[tuple[str, int, str]]] = collections.defaultdict(set)
+Tag = tuple[str, int, str, str]  # name, line, kind, scope
+
+
+def run_ctags(paths: list[str], ctags: str) -> tuple[dict[str, set[Tag]], float]:
+    tags: dict[str, set[Tag]] = collections.defaultdict(set)
     t0 = time.perf_counter()
     proc = subprocess.run(
         [ctags, "--output-format=json", "--fields=+nKz", "--extras=-F", "-f", "-", "-L", "-"],
@@ -74,7 +83,8 @@ def run_ctags(paths: list[str], ctags: str) -> tuple[dict[str, set[tuple[str, in
             continue
         if tag.get("_type") != "tag":
             continue
-        tags[tag["path"]].add((tag["name"], int(tag.get("line", 0)), tag.get("kind", "")))
+        scope = f'{tag.get("scopeKind", "")}:{tag.get("scope", "")}' if "scope" in tag else ""
+        tags[tag["path"]].add((tag["name"], int(tag.get("line", 0)), tag.get("kind", ""), scope))
     return tags, elapsed
 
 
@@ -85,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--examples", type=int, default=8, help="misses to print per language")
     ap.add_argument("--max-bytes", type=int, default=2_000_000, help="skip larger files")
     ap.add_argument("--ctags", default="ctags")
+    ap.add_argument("--misses", type=Path, help="write every miss (path:line kind name scope) to this file")
     args = ap.parse_args(argv)
 
     files = files_under(args.dir, args.lang, args.max_bytes)
@@ -108,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     by_lang: dict[str, list[str]] = collections.defaultdict(list)
     for path in paths:
         by_lang[files[path]].append(path)
+    all_misses: list[str] = []
     print(f"{'language':<11} {'files':>6} {'ctags':>7} {'found':>7} {'recall':>7}")
     for lang, lpaths in sorted(by_lang.items()):
         kinds = CTAGS_KINDS[lang]
@@ -116,21 +128,32 @@ def main(argv: list[str] | None = None) -> int:
         miss_kinds: collections.Counter[str] = collections.Counter()
         for path in lpaths:
             mine = ours[path]
-            for name, line, kind in sorted(ctags_tags.get(path, ()), key=lambda t: t[1]):
-                if kind not in kinds:
+            lines = None
+            for name, line, kind, scope in sorted(ctags_tags.get(path, ()), key=lambda t: t[1]):
+                # ctags' made-up names for anonymous functions and classes
+                if kind not in kinds or name.startswith(("AnonymousFunction", "__anon")):
                     continue
+                if kind == "class" and lang in CLASS_KEYWORD_ONLY:
+                    if lines is None:
+                        lines = Path(path).read_bytes().split(b"\n")
+                    if line > len(lines) or not CLASS_WORD.search(lines[line - 1]):
+                        continue
                 total += 1
                 if (name, line) in mine:
                     found += 1
                 else:
                     miss_kinds[kind] += 1
+                    miss = f"{path}:{line} {kind} {name} {scope}".rstrip()
+                    all_misses.append(miss)
                     if len(misses) < args.examples:
-                        misses.append(f"    {path}:{line} {kind} {name}")
+                        misses.append("    " + miss)
         recall = found / total if total else 1.0
         print(f"{lang:<11} {len(lpaths):>6} {total:>7} {found:>7} {recall:>7.3f}")
         if misses:
             print("  misses by kind:", dict(miss_kinds.most_common()))
             print("\n".join(misses))
+    if args.misses:
+        args.misses.write_text("\n".join(all_misses) + "\n")
     mb = n_bytes / 1e6
     print(f"\nsylk:  {n_symbols} symbols from {len(paths)} files ({mb:.1f} MB) in {our_time:.2f}s"
           f" = {n_symbols / our_time:,.0f} symbols/s, {mb / our_time:.1f} MB/s (parse + query, one thread)")
