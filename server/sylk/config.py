@@ -1,0 +1,214 @@
+"""Typed settings.
+
+Sources, lowest precedence first: defaults < ``[tool.sylk]`` in the workspace's
+pyproject.toml or ``.sylk.toml`` < environment (``SYLK_INDEX_DIR``,
+``SYLK_MAX_FILE_SIZE``) < the editor's settings (initializationOptions /
+workspace/didChangeConfiguration, section ``sylk``).
+
+Names are camelCase on the wire and in TOML files (snake_case is accepted in
+TOML too); invalid values produce readable messages and fall back to defaults.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import cattrs
+import platformdirs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from .languages import BY_NAME
+
+
+@attrs.define
+class SymbolSettings:
+    limit: int = attrs.field(default=100)
+
+    @limit.validator
+    def _check_limit(self, attribute: attrs.Attribute, value: int) -> None:
+        if not 1 <= value <= 10000:
+            raise ValueError(f"symbols.limit must be between 1 and 10000, got {value}")
+
+
+@attrs.define
+class Settings:
+    index_dir: str | None = None
+    exclude: list[str] = attrs.field(factory=list)
+    max_file_size: int = attrs.field(default=1 << 20)
+    languages: list[str] = attrs.field(factory=list)  # empty: all we know
+    watch: bool = True
+    symbols: SymbolSettings = attrs.field(factory=SymbolSettings)
+
+    @max_file_size.validator
+    def _check_size(self, attribute: attrs.Attribute, value: int) -> None:
+        if value <= 0:
+            raise ValueError(f"maxFileSize must be a positive number of bytes, got {value}")
+
+    @languages.validator
+    def _check_languages(self, attribute: attrs.Attribute, value: list[str]) -> None:
+        unknown = [v for v in value if v not in BY_NAME]
+        if unknown:
+            raise ValueError(
+                f"unknown language(s) {', '.join(unknown)}; known: {', '.join(sorted(BY_NAME))}"
+            )
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _make_converter() -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True)
+    for cls in (Settings, SymbolSettings):
+        overrides = {f.name: override(rename=_camel(f.name)) for f in attrs.fields(cls)}
+        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
+        conv.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, conv, **overrides))
+    return conv
+
+
+converter = _make_converter()
+
+
+class SettingsError(ValueError):
+    """Settings that could not be used; ``messages`` says what is wrong, one line each."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__("; ".join(messages))
+        self.messages = messages
+
+
+def _normalise_keys(data: Any) -> Any:
+    """Accept snake_case keys (TOML users write them) by turning them camelCase."""
+    if isinstance(data, Mapping):
+        return {(_camel(k) if isinstance(k, str) and "_" in k else k): _normalise_keys(v)
+                for k, v in data.items()}
+    return data
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def structure(data: Mapping[str, Any]) -> Settings:
+    """Settings from a camelCase mapping; raises SettingsError with readable messages."""
+    try:
+        return converter.structure(_normalise_keys(dict(data)), Settings)
+    except Exception as exc:  # cattrs raises ClassValidationError / ForbiddenExtraKeysError
+        if isinstance(exc, cattrs.BaseValidationError):
+            messages = [_camel_path(m) for m in cattrs.transform_error(exc, path="sylk", format_exception=_describe)]
+        else:
+            messages = [_describe(exc, None)]
+        raise SettingsError(messages) from exc
+
+
+def _describe(exc: BaseException, type_: Any) -> str:
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        return f"unknown setting(s): {', '.join(sorted(exc.extra_fields))}"
+    if isinstance(exc, ValueError) and str(exc) and not isinstance(exc, cattrs.BaseValidationError):
+        return str(exc)
+    if type_ is not None:
+        name = getattr(type_, "__name__", str(type_))
+        return f"expected {name}, got an invalid value ({exc})"
+    return str(exc)
+
+
+def _camel_path(message: str) -> str:
+    head, sep, path = message.rpartition(" @ ")
+    return f"{head}{sep}{'.'.join(_camel(p) for p in path.split('.'))}" if sep else message
+
+
+def unstructure(settings: Settings) -> dict[str, Any]:
+    return converter.unstructure(settings)
+
+
+def file_settings(root: Path) -> dict[str, Any]:
+    """``.sylk.toml`` if present, else ``[tool.sylk]`` of pyproject.toml; raises SettingsError."""
+    for name, pick in ((".sylk.toml", lambda d: d), ("pyproject.toml", lambda d: d.get("tool", {}).get("sylk"))):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            data = pick(tomllib.loads(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise SettingsError([f"{path}: {exc}"]) from exc
+        if data is not None:
+            if not isinstance(data, dict):
+                raise SettingsError([f"{path}: [tool.sylk] must be a table"])
+            return _normalise_keys(data)
+    return {}
+
+
+def env_settings(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if environ.get("SYLK_INDEX_DIR"):
+        out["indexDir"] = environ["SYLK_INDEX_DIR"]
+    if environ.get("SYLK_MAX_FILE_SIZE"):
+        try:
+            out["maxFileSize"] = int(environ["SYLK_MAX_FILE_SIZE"])
+        except ValueError:
+            raise SettingsError([f"SYLK_MAX_FILE_SIZE must be a number of bytes, got {environ['SYLK_MAX_FILE_SIZE']!r}"])
+    return out
+
+
+def resolve(root: Path, client: Mapping[str, Any] | None = None,
+            environ: Mapping[str, str] = os.environ) -> tuple[Settings, list[str]]:
+    """Effective settings for a workspace, and the problems met on the way.
+
+    Every layer that fails validation is dropped (with its messages returned), so a
+    typo in one place never stops Sylk from serving with the rest.
+    """
+    problems: list[str] = []
+    merged: dict[str, Any] = {}
+    layers: list[tuple[str, Any]] = []
+    try:
+        layers.append(("workspace settings file", file_settings(root)))
+    except SettingsError as err:
+        problems.extend(err.messages)
+    try:
+        layers.append(("environment", env_settings(environ)))
+    except SettingsError as err:
+        problems.extend(err.messages)
+    if client is not None:
+        layers.append(("editor settings", _normalise_keys(client) if isinstance(client, Mapping) else client))
+    for origin, layer in layers:
+        if not isinstance(layer, Mapping):
+            problems.append(f"{origin}: settings must be an object, got {type(layer).__name__}")
+            continue
+        # Key by key, so one bad value costs only itself.
+        for key, value in layer.items():
+            candidate = _merge(merged, {key: value})
+            try:
+                structure(candidate)
+            except SettingsError as err:
+                problems.extend(f"{origin}: {m}" for m in err.messages)
+                continue
+            merged = candidate
+    return structure(merged), problems
+
+
+def index_dir_for(root: Path, settings: Settings) -> Path:
+    """The index folder of a workspace: the configured one, or one under the user cache dir."""
+    if settings.index_dir:
+        return Path(os.path.expanduser(settings.index_dir)).resolve()
+    root = root.resolve()
+    digest = hashlib.sha1(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", root.name) or "root"
+    return Path(platformdirs.user_cache_dir("sylk", appauthor=False)) / f"{safe}-{digest}"

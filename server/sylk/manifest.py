@@ -1,0 +1,157 @@
+"""What is indexed, at which content hash: SQLite in WAL mode.
+
+The manifest is written *after* the Tantivy commit that holds the same files, so
+after a crash the manifest never claims more than the lexical index has: a file
+whose row is missing or stale is simply indexed again on the next run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import attrs
+
+from .symbols import Symbol
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    hash TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    lang TEXT,
+    symbols INTEGER NOT NULL DEFAULT 0,
+    replaced INTEGER NOT NULL DEFAULT 0,
+    indexed_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS symbols (
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    container TEXT NOT NULL,
+    sl INTEGER, sc INTEGER, el INTEGER, ec INTEGER,
+    nsl INTEGER, nsc INTEGER, nel INTEGER, nec INTEGER,
+    signature TEXT NOT NULL,
+    doc TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
+CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+"""
+
+
+@attrs.frozen(slots=True)
+class FileRecord:
+    path: str
+    hash: str
+    size: int
+    mtime_ns: int
+    lang: str | None
+    symbols: int = 0
+    replaced: bool = False
+
+
+class Manifest:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.RLock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # meta -------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, **values: str) -> None:
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", values.items())
+
+    # files ------------------------------------------------------------
+    def files(self) -> dict[str, FileRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT path, hash, size, mtime_ns, lang, symbols, replaced FROM files").fetchall()
+        return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
+
+    def apply(self, upserts: Iterable[tuple[FileRecord, list[Symbol]]], deletes: Iterable[str],
+              skipped: Iterable[tuple[str, str]] = ()) -> None:
+        """One transaction: replace files (with their symbols), delete files, note skips."""
+        now = time.time()
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                for path in deletes:
+                    db.execute("DELETE FROM files WHERE path=?", (path,))
+                    db.execute("DELETE FROM symbols WHERE path=?", (path,))
+                    db.execute("DELETE FROM skipped WHERE path=?", (path,))
+                for rec, syms in upserts:
+                    db.execute("DELETE FROM symbols WHERE path=?", (rec.path,))
+                    db.execute("DELETE FROM skipped WHERE path=?", (rec.path,))
+                    db.execute(
+                        "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?)",
+                        (rec.path, rec.hash, rec.size, rec.mtime_ns, rec.lang, len(syms), int(rec.replaced), now))
+                    db.executemany(
+                        "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        ((rec.path, s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc)
+                         for s in syms))
+                for path, reason in skipped:
+                    db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?)", (path, reason))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def replace_skipped(self, skipped: Iterable[tuple[str, str]]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._db.execute("DELETE FROM skipped")
+            self._db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?)", skipped)
+            self._db.execute("COMMIT")
+
+    def skipped(self) -> list[tuple[str, str]]:
+        with self._lock:
+            return self._db.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall()
+
+    # symbols ----------------------------------------------------------
+    def symbols_by_path(self) -> dict[str, list[Symbol]]:
+        out: dict[str, list[Symbol]] = {}
+        for path, sym in self.iter_symbols():
+            out.setdefault(path, []).append(sym)
+        return out
+
+    def iter_symbols(self, path: str | None = None) -> Iterator[tuple[str, Symbol]]:
+        sql = "SELECT path, name, kind, container, sl, sc, el, ec, nsl, nsc, nel, nec, signature, doc FROM symbols"
+        args: tuple = ()
+        if path is not None:
+            sql += " WHERE path=?"
+            args = (path,)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY rowid", args).fetchall()
+        for r in rows:
+            yield r[0], Symbol(r[1], r[2], r[3], (r[4], r[5], r[6], r[7]), (r[8], r[9], r[10], r[11]), r[12], r[13])
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            files = self._db.execute("SELECT count(*) FROM files").fetchone()[0]
+            symbols = self._db.execute("SELECT count(*) FROM symbols").fetchone()[0]
+        return {"files": files, "symbols": symbols}
+
+    def languages(self) -> list[tuple[str, int, int]]:
+        """(language, files, symbols), most files first."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT coalesce(lang, 'text'), count(*), sum(symbols) FROM files "
+                "GROUP BY coalesce(lang, 'text') ORDER BY count(*) DESC, 1").fetchall()
