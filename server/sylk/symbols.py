@@ -131,15 +131,16 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
     lines = LineIndex(source)
     wrappers = languages.BY_NAME[language].wrappers
     out: list[Symbol] = []
-    # stack of (end_byte, name, kind) of enclosing definitions and scopes
-    stack: list[tuple[int, str, str]] = []
+    # stack of (start_byte, end_byte, name, kind) of enclosing definitions and
+    # scopes; one node naming several symbols (Go ``X, Y int``) nests none of them.
+    stack: list[tuple[int, int, str, str]] = []
     for d in defs:
-        start = d.node.start_byte
-        while stack and stack[-1][0] <= start:
+        start, end = d.node.start_byte, d.node.end_byte
+        while stack and (stack[-1][1] <= start or (stack[-1][0] == start and stack[-1][1] == end)):
             stack.pop()
         name = _node_text(d.name_node).strip()
         if not d.kind:
-            stack.append((d.node.end_byte, name, "impl"))
+            stack.append((start, end, name, "impl"))
             continue
         kind = d.kind
         if d.container is not None:
@@ -147,8 +148,8 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
             if kind == "function":
                 kind = "method"
         else:
-            container = ".".join(s[1] for s in stack)
-            if kind == "function" and stack and stack[-1][2] in CLASS_LIKE:
+            container = ".".join(s[2] for s in stack)
+            if kind == "function" and stack and stack[-1][3] in CLASS_LIKE:
                 kind = "method"
         if not name:
             continue
@@ -161,7 +162,7 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
             signature=_signature(d.node, source),
             doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers),
         ))
-        stack.append((d.node.end_byte, name, kind))
+        stack.append((start, end, name, kind))
     return out
 
 
@@ -223,9 +224,30 @@ def _clean_doc(text: str) -> str:
 
 
 def _leading_comments(node: Node, wrappers: frozenset[str]) -> str:
-    anchor = node
-    while anchor.parent is not None and anchor.parent.type in wrappers:
-        anchor = anchor.parent
+    """Comments directly above ``node``, or else above the wrappers holding it."""
+    anchor: Node | None = node
+    parts: list[str] = []
+    while anchor is not None:
+        parts = _comments_above(anchor)
+        if parts:
+            break
+        parent = anchor.parent
+        anchor = parent if parent is not None and parent.type in wrappers else None
+    if not parts:
+        return ""
+    parts.reverse()
+    lines = []
+    for part in parts:
+        for line in part.splitlines():
+            line = _DOC_PREFIX.sub("", line, count=1).rstrip()
+            if line.endswith("*/"):
+                line = line[:-2].rstrip()
+            lines.append(line)
+    return _clean_doc("\n".join(lines).strip())
+
+
+def _comments_above(anchor: Node) -> list[str]:
+    """Texts of the comments directly above ``anchor``, nearest first."""
     parts: list[str] = []
     row = anchor.start_point[0]
     sib = anchor.prev_sibling
@@ -241,14 +263,4 @@ def _leading_comments(node: Node, wrappers: frozenset[str]) -> str:
         else:
             break
         sib = sib.prev_sibling
-    if not parts:
-        return ""
-    parts.reverse()
-    lines = []
-    for part in parts:
-        for line in part.splitlines():
-            line = _DOC_PREFIX.sub("", line, count=1).rstrip()
-            if line.endswith("*/"):
-                line = line[:-2].rstrip()
-            lines.append(line)
-    return _clean_doc("\n".join(lines).strip())
+    return parts
