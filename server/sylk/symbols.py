@@ -256,6 +256,9 @@ def _comments_above(anchor: Node) -> list[str]:
         if "comment" in t:
             if sib.end_point[0] < row - 1:
                 break
+            before = sib.prev_sibling
+            if before is not None and before.end_point[0] == sib.start_point[0]:
+                break  # trails the code before it: ``}  // namespace ns``
             parts.append(_node_text(sib))
             row = sib.start_point[0]
         elif t in ("attribute_item", "attribute", "decorator", "annotation", "marker_annotation"):

@@ -58,6 +58,7 @@
   name: (identifier) @name) @definition.macro
 
 ; File-scope variables (also inside #if blocks).
+
 (translation_unit
   (declaration
     declarator: [
@@ -69,8 +70,40 @@
       (array_declarator declarator: (identifier) @name)
     ]) @definition.variable)
 
-([(preproc_if) (preproc_ifdef) (preproc_else) (preproc_elif)]
-  .
+(preproc_if
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(preproc_ifdef
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(preproc_else
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(preproc_elif
   (declaration
     declarator: [
       (identifier) @name
