@@ -9,6 +9,12 @@
   name: (identifier) @name
   body: (block . (expression_statement (string) @doc)?)) @definition.function
 
+; f = lambda x: ... (before the constant and field patterns: earlier patterns win)
+(expression_statement
+  (assignment
+    left: (identifier) @name
+    right: (lambda))) @definition.function
+
 ; Module-level constants: UPPER_CASE = ...
 (module
   (expression_statement
