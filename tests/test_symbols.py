@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 from tree_sitter import Query
@@ -371,3 +372,45 @@ def test_earliest_pattern_wins_for_one_definition():
 
 def test_extract_on_broken_source_does_not_raise():
     assert ("ok", "function", "") in triples("def ok():\n    pass\ndef broken(:\n", "python")
+
+
+WORKSPACE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    pytest.param("app/repository.py", {("UserRepository", "class", ""),
+                                       ("get_user_by_id", "method", "UserRepository")}, id="python"),
+    pytest.param("app/http.py", {("HttpRetryPolicy", "class", ""),
+                                 ("backoff_delay", "method", "HttpRetryPolicy")}, id="python-http"),
+    pytest.param("services/geo/point.go", {("Point", "struct", ""), ("Translate", "method", "Point"),
+                                           ("Shape", "interface", "")}, id="go"),
+    pytest.param("web/src/session.ts", {("SessionStore", "interface", ""),
+                                        ("InMemorySessionStore", "class", ""),
+                                        ("revoke", "method", "InMemorySessionStore")}, id="typescript"),
+    pytest.param("web/src/cart.js", {("ShoppingCart", "class", ""), ("clear", "method", "ShoppingCart"),
+                                     ("formatPrice", "function", "")}, id="javascript"),
+    pytest.param("engine/src/lib.rs", {("TokenBucket", "struct", ""), ("try_acquire", "method", "TokenBucket"),
+                                       ("per_second", "macro", "")}, id="rust"),
+    pytest.param("java/com/acme/billing/InvoiceService.java", {("totalWithVat", "method", "InvoiceService"),
+                                                               ("InvoiceService", "constructor", "InvoiceService")},
+                 id="java"),
+    pytest.param("native/ring_buffer.c", {("ring_buffer_push", "function", "")}, id="c"),
+    pytest.param("native/lru_cache.cpp", {("LruCache", "class", "cache"), ("put", "method", "LruCache")}, id="cpp"),
+    pytest.param("ruby/lib/notifier.rb", {("Notifier", "class", "Notifications"),
+                                          ("default", "method", "Notifications.Notifier")}, id="ruby"),
+    pytest.param("dotnet/OrderProcessor.cs", {("AddLine", "method", "Acme.Orders.OrderProcessor")}, id="csharp"),
+    pytest.param("README.md", {("Geo service", "heading", "Acme Demo Workspace.Services")}, id="markdown"),
+])
+def test_fixture_workspace_symbols(path, expected):
+    language = languages.language_for_path(path)
+    assert language is not None
+    got = {(s.name, s.kind, s.container) for s in extract((WORKSPACE / path).read_bytes(), language)}
+    assert expected <= got
+
+
+def test_fixture_unicode_file_selection_columns():
+    syms = {s.name: s.selection for s in extract((WORKSPACE / "app/unicode.py").read_bytes(), "python")}
+    assert syms["EMOJI_AFTER"] == (2, 23, 2, 34)
+    assert syms["LAST_ON_LINE"] == (3, 50, 3, 62)
+    assert syms["special_of_the_day"] == (9, 30, 9, 48)
+    assert syms["größe"] == (11, 8, 11, 13)
