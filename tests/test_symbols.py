@@ -297,6 +297,10 @@ def test_symbols(language, source, expected):
           return 2 * x;
         };
         """, "twice", "twice = (x: number): number =>", "Arrow doc.", id="typescript-arrow"),
+    pytest.param("javascript", """
+        // Empties the cart.
+        Cart.prototype.clear = function () {};
+        """, "clear", "Cart.prototype.clear = function ()", "Empties the cart.", id="javascript-prototype"),
     pytest.param("go", """
         package p
         type (

@@ -24,7 +24,9 @@ class LanguageSpec:
     extensions: tuple[str, ...] = ()
     filenames: tuple[str, ...] = ()
     # Parent node types that wrap a definition and carry its leading comments
-    # (``export class X``, ``@decorator def f``, Go ``type X struct``).
+    # (``export class X``, ``@decorator def f``, Go ``type X struct``,
+    # JS ``Foo.prototype.m = function`` statements); consulted only when the
+    # definition has no comments of its own.
     wrappers: frozenset[str] = frozenset()
 
 
@@ -33,14 +35,15 @@ SPECS: tuple[LanguageSpec, ...] = (
                  wrappers=frozenset({"decorated_definition"})),
     LanguageSpec("javascript", "tree_sitter_javascript",
                  extensions=(".js", ".mjs", ".cjs", ".jsx"),
-                 wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration"})),
+                 wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration",
+                                     "expression_statement"})),
     LanguageSpec("typescript", "tree_sitter_typescript", "language_typescript",
                  extensions=(".ts", ".mts", ".cts"),
                  wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration",
-                                     "ambient_declaration"})),
+                                     "ambient_declaration", "expression_statement"})),
     LanguageSpec("tsx", "tree_sitter_typescript", "language_tsx", extensions=(".tsx",),
                  wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration",
-                                     "ambient_declaration"})),
+                                     "ambient_declaration", "expression_statement"})),
     LanguageSpec("go", "tree_sitter_go", extensions=(".go",),
                  wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"})),
     LanguageSpec("rust", "tree_sitter_rust", extensions=(".rs",)),
