@@ -18,6 +18,12 @@ Our tags queries (``queries/<language>.scm``) follow one capture convention:
     a node that contains definitions and names their container without being a
     symbol itself (Rust ``impl Foo``).
 
+Captures starting with ``_`` only serve predicates (``#eq? @_proto "prototype"``).
+When several patterns match the same definition node with the same name node,
+the earliest pattern in the file wins, so a query lists specific patterns
+(``const f = () => {}`` as a function) before general ones (module-level
+``const`` as a constant).
+
 Containers are otherwise derived from nesting: a definition inside another gets
 the dotted chain of enclosing names as container, and a function directly
 inside a class-like definition becomes a method.
@@ -183,7 +189,9 @@ def _signature(node: Node, source: bytes) -> str:
     body = node.child_by_field_name("body")
     if body is None:
         # const f = () => {...}: the body belongs to the assigned value.
-        value = node.child_by_field_name("value") or node.child_by_field_name("right")
+        value = node.child_by_field_name("value")
+        if value is None:
+            value = node.child_by_field_name("right")
         if value is not None:
             body = value.child_by_field_name("body")
     end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
