@@ -6,20 +6,22 @@ Two kinds of documents share one index, told apart by ``doc_type``:
 * ``symbol`` one per definition: name, words of the name, kind, container,
   signature and doc, with its line range.
 
-Code-aware tokens: every text field is indexed twice. ``*`` fields keep whole
-identifiers (``get_user_by_id``, ``getUserById``, lower-cased) and ``*_parts``
-fields split them into words (camelCase, PascalCase, snake_case, kebab-case and
-digit boundaries: ``get user by id``). Symbol names are split in Python (which
-also separates acronyms: ``HTTPServer`` -> ``http server``); file contents are
-split by Tantivy's regex tokenizer, which has no look-ahead, so there an
-acronym run stays attached to the next word (``httpserver``).
+Code-aware tokens: text is split into words at camelCase, PascalCase,
+snake_case, kebab-case and digit boundaries (``getHTTPResponse2`` -> ``get HTTP
+Response 2``) by ``code_words`` before Tantivy's simple tokenizer lower-cases it.
+Queries go through the same function, and Tantivy turns a multi-word term into
+a phrase query, so ``getUserById`` still finds exactly that identifier while
+``user`` finds it too: the original is kept, as a phrase. Symbol names are also
+indexed whole (``name``, lower-cased) for exact matches.
 
-Custom tokenizers are not stored in the index, so ``_register`` runs on every
-``Index`` object we open.
+File contents are indexed, not stored: snippets read the file, whose hash the
+manifest keeps. Custom tokenizers are not stored in the index, so
+``_register`` runs on every ``Index`` object we open.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -30,23 +32,27 @@ import tantivy
 from .symbol_search import split_words
 from .symbols import Symbol
 
-IDENT = "sylk_ident"
-PARTS = "sylk_parts"
-# Rust regex syntax (no look-around). Identifiers keep underscores; parts split them.
-_IDENT_RE = r"[\p{L}\p{N}_]+"
-_PARTS_RE = r"\p{Lu}+\p{Ll}*|\p{Ll}+|\p{N}+|[\p{L}\p{N}]+"
+WORDS = "sylk_words"
+LOWER = "sylk_lower"
 MAX_TOKEN = 64
+# A space goes after each character that ends a word inside an identifier.
+_BOUNDARY = re.compile(r"[a-z](?=[A-Z])|[A-Z](?=[A-Z][a-z])|[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
+
+
+def code_words(text: str) -> str:
+    """Separate the words inside identifiers with spaces (underscores and dashes
+    already separate words for the tokenizer)."""
+    return _BOUNDARY.sub(r"\g<0> ", text)
 
 
 def _register(index: tantivy.Index) -> None:
-    for name, pattern in ((IDENT, _IDENT_RE), (PARTS, _PARTS_RE)):
-        analyzer = (
-            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(pattern))
-            .filter(tantivy.Filter.remove_long(MAX_TOKEN))
-            .filter(tantivy.Filter.lowercase())
-            .build()
-        )
-        index.register_tokenizer(name, analyzer)
+    words = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+             .filter(tantivy.Filter.remove_long(MAX_TOKEN))
+             .filter(tantivy.Filter.lowercase())
+             .build())
+    lower = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw()).filter(tantivy.Filter.lowercase()).build()
+    index.register_tokenizer(WORDS, words)
+    index.register_tokenizer(LOWER, lower)
 
 
 def build_schema() -> tantivy.Schema:
@@ -55,13 +61,12 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("doc_type", stored=True, tokenizer_name="raw", fast=True)
     sb.add_text_field("language", stored=True, tokenizer_name="raw", fast=True)
     sb.add_text_field("kind", stored=True, tokenizer_name="raw", fast=True)
-    sb.add_text_field("name", stored=True, tokenizer_name=IDENT)
-    sb.add_text_field("name_parts", stored=False, tokenizer_name=IDENT)
-    sb.add_text_field("container", stored=True, tokenizer_name=IDENT)
-    sb.add_text_field("signature", stored=True, tokenizer_name=IDENT)
-    sb.add_text_field("doc", stored=True, tokenizer_name=PARTS)
-    sb.add_text_field("content", stored=True, tokenizer_name=IDENT)
-    sb.add_text_field("content_parts", stored=False, tokenizer_name=PARTS)
+    sb.add_text_field("name", stored=True, tokenizer_name=LOWER)
+    sb.add_text_field("name_words", stored=False, tokenizer_name=WORDS)
+    sb.add_text_field("container", stored=True, tokenizer_name=WORDS)
+    sb.add_text_field("signature", stored=True, tokenizer_name=WORDS)
+    sb.add_text_field("doc", stored=True, tokenizer_name=WORDS)
+    sb.add_text_field("content", stored=False, tokenizer_name=WORDS)
     sb.add_integer_field("line", stored=True, indexed=True)
     sb.add_integer_field("end_line", stored=True)
     return sb.build()
@@ -83,7 +88,7 @@ class TextHit:
 class LexicalIndex:
     """One Tantivy index with one writer for the life of the object."""
 
-    def __init__(self, folder: Path, *, writable: bool = True, threads: int = 1,
+    def __init__(self, folder: Path, *, writable: bool = True, threads: int = 2,
                  heap_size: int = 96_000_000) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
@@ -123,20 +128,22 @@ class LexicalIndex:
             for p in paths:
                 w.delete_documents_by_term("path", p)
 
-    def add_file(self, path: str, language: str | None, text: str, symbols: Sequence[Symbol]) -> None:
-        """Add one file (its text and its symbols); call delete_paths first for a re-index."""
+    def add_file(self, path: str, language: str | None, words: str, lines: int,
+                 symbols: Sequence[Symbol]) -> None:
+        """Add one file (``words``: its text through ``code_words``) and its symbols;
+        call delete_paths first for a re-index."""
         lang = language or "text"
         with self._lock:
             w = self._w()
             w.add_document(tantivy.Document(
-                path=path, doc_type="file", language=lang, content=text, content_parts=text,
-                line=0, end_line=text.count("\n"),
+                path=path, doc_type="file", language=lang, content=words, line=0, end_line=lines,
             ))
             for s in symbols:
                 w.add_document(tantivy.Document(
                     path=path, doc_type="symbol", language=lang, kind=s.kind, name=s.name,
-                    name_parts=" ".join(split_words(s.name)), container=s.container,
-                    signature=s.signature, doc=s.doc, line=s.range[0], end_line=s.range[2],
+                    name_words=" ".join(split_words(s.name)), container=s.container,
+                    signature=s.signature, doc=s.doc,
+                    line=s.range[0], end_line=s.range[2],
                 ))
 
     def commit(self) -> None:
@@ -153,9 +160,9 @@ class LexicalIndex:
 
     def search_text(self, text: str, limit: int = 20, doc_type: str | None = None) -> list[TextHit]:
         """Plain BM25 over names, words of names, docs and contents (user syntax tolerated)."""
-        fields = ["name", "name_parts", "signature", "doc", "content", "content_parts"]
+        fields = ["name", "name_words", "signature", "doc", "content"]
         query, _errors = self.index.parse_query_lenient(
-            text, fields, field_boosts={"name": 4.0, "name_parts": 2.0, "signature": 1.5})
+            code_words(text), fields, field_boosts={"name": 4.0, "name_words": 2.0, "signature": 1.5})
         if doc_type is not None:
             query = tantivy.Query.boolean_query([
                 (tantivy.Occur.Must, query),

@@ -86,8 +86,10 @@ class Manifest:
         return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
 
     def apply(self, upserts: Iterable[tuple[FileRecord, list[Symbol]]], deletes: Iterable[str],
-              skipped: Iterable[tuple[str, str]] = ()) -> None:
-        """One transaction: replace files (with their symbols), delete files, note skips."""
+              skipped: Iterable[tuple[str, str]] = (),
+              touches: Iterable[tuple[str, int, int]] = ()) -> None:
+        """One transaction: replace files (with their symbols), delete files, note skips,
+        and record new (size, mtime) of files whose content did not change."""
         now = time.time()
         with self._lock:
             db = self._db
@@ -107,6 +109,8 @@ class Manifest:
                         "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         ((rec.path, s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc)
                          for s in syms))
+                db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
+                               ((size, mtime, path) for path, size, mtime in touches))
                 for path, reason in skipped:
                     db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?)", (path, reason))
                 db.execute("COMMIT")

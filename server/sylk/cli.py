@@ -1,0 +1,233 @@
+"""The ``sylk`` command: the same engine as the language server, from a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import __version__, config
+from .indexer import IndexError_, Progress, Workspace, clear_index
+
+KIND_WIDTH = 11
+
+
+class CliError(Exception):
+    """One clear line for the user; exit status 1 (2 for bad arguments)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _root(path: str | None) -> Path:
+    root = Path(path or ".").expanduser()
+    if not root.exists():
+        raise CliError(f"{root}: no such directory", 2)
+    if not root.is_dir():
+        raise CliError(f"{root}: not a directory", 2)
+    return root.resolve()
+
+
+def _settings(root: Path) -> config.Settings:
+    settings, problems = config.resolve(root)
+    for p in problems:
+        print(f"sylk: warning: {p} (using the default)", file=sys.stderr)
+    return settings
+
+
+def _open(root: Path, *, writable: bool = True) -> Workspace:
+    try:
+        ws = Workspace(root, _settings(root), writable=writable)
+    except IndexError_ as exc:
+        raise CliError(str(exc)) from exc
+    if ws.rebuilt_reason:
+        print(f"sylk: rebuilding the index ({ws.rebuilt_reason})", file=sys.stderr)
+    return ws
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal; silent otherwise."""
+
+    def __init__(self, stream=sys.stderr) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, p: Progress) -> None:
+        if not self.tty:
+            return
+        now = time.monotonic()
+        if p.phase == "index" and p.done != p.total and now - self._last < 0.1:
+            return
+        self._last = now
+        if p.phase == "done":
+            self.stream.write("\r\x1b[K")
+        elif p.total:
+            width = 30
+            filled = int(width * p.done / p.total)
+            pct = 100 * p.done // p.total
+            self.stream.write(f"\r\x1b[K{p.phase} [{'#' * filled}{'.' * (width - filled)}] "
+                              f"{p.done}/{p.total} files {pct}%")
+        else:
+            self.stream.write(f"\r\x1b[K{p.message}")
+        self.stream.flush()
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    root = _root(args.path)
+    ws = _open(root)
+    try:
+        if not ws.writable:
+            raise CliError(ws.read_only_reason or "the index is read-only")
+        report = ws.index(progress=_ProgressBar(), workers=args.workers)
+    finally:
+        ws.close()
+    print(f"{root}: {report.summary()}")
+    return 0
+
+
+def _refresh(ws: Workspace) -> None:
+    if ws.writable:
+        ws.index(progress=_ProgressBar())
+
+
+def cmd_symbols(args: argparse.Namespace) -> int:
+    root = _root(args.path)
+    ws = _open(root)
+    try:
+        if not args.no_refresh:
+            _refresh(ws)
+        t0 = time.perf_counter()
+        hits = ws.search_symbols(args.query, args.limit)
+        took = (time.perf_counter() - t0) * 1000
+    finally:
+        ws.close()
+    if args.format == "json":
+        print(json.dumps([{
+            "name": h.symbol.name, "kind": h.symbol.kind, "container": h.symbol.container,
+            "path": h.path, "line": h.symbol.selection[0] + 1, "column": h.symbol.selection[1] + 1,
+            "signature": h.symbol.signature,
+        } for h in hits], indent=2))
+        return 0
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    for h in hits:
+        s = h.symbol
+        loc = f"{h.path}:{s.selection[0] + 1}:{s.selection[1] + 1}"
+        name = s.qualified_name
+        if color:
+            name = f"\x1b[1m{name}\x1b[0m"
+            loc = f"\x1b[36m{loc}\x1b[0m"
+        print(f"{s.kind:<{KIND_WIDTH}} {name}  {loc}")
+    if sys.stdout.isatty():
+        print(f"{len(hits)} symbols in {took:.1f} ms", file=sys.stderr)
+    return 0 if hits else 1
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    root = _root(args.path)
+    ws = _open(root, writable=False)
+    try:
+        st = ws.status()
+    finally:
+        ws.close()
+    if args.format == "json":
+        print(json.dumps(st, indent=2))
+        return 0
+    last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st["lastIndexed"])) if st["lastIndexed"] else "never"
+    print(f"workspace     {st['root']}")
+    print(f"index         {st['indexDir']} ({_human(st['indexBytes'])})")
+    print(f"files         {st['files']}")
+    print(f"symbols       {st['symbols']}")
+    print(f"last indexed  {last}")
+    if st["languages"]:
+        print("languages     " + ", ".join(f"{l['language']} {l['files']} files/{l['symbols']} symbols"
+                                           for l in st["languages"]))
+    skipped = st["skipped"]
+    if skipped:
+        by_reason: dict[str, list[str]] = {}
+        for s in skipped:
+            by_reason.setdefault(s["reason"], []).append(s["path"])
+        print(f"skipped       {len(skipped)} files")
+        for reason, paths in sorted(by_reason.items()):
+            shown = ", ".join(paths[:5]) + (f", ... ({len(paths) - 5} more)" if len(paths) > 5 else "")
+            print(f"  {reason:<18} {len(paths):>5}  {shown}")
+    return 0
+
+
+def cmd_clear(args: argparse.Namespace) -> int:
+    root = _root(args.path)
+    folder = clear_index(root, _settings(root))
+    print(f"removed {folder}" if folder else f"no index for {root}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .lsp.server import serve  # imports pygls only here
+
+    if not args.stdio and not args.tcp:
+        args.stdio = True
+    serve(tcp=args.tcp)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sylk", description="Local-first code search: symbols and text.")
+    parser.add_argument("--version", action="version", version=f"sylk {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("index", help="index a workspace (only what changed since the last run)")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("symbols", help="fuzzy search of symbol definitions")
+    p.add_argument("query")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--limit", type=int, default=None, help="maximum results (default: symbols.limit)")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
+    p.set_defaults(func=cmd_symbols)
+
+    p = sub.add_parser("status", help="what is indexed, and what was skipped and why")
+    p.add_argument("path", nargs="?")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("clear", help="delete a workspace's index")
+    p.add_argument("path", nargs="?")
+    p.set_defaults(func=cmd_clear)
+
+    p = sub.add_parser("serve", help="run the language server")
+    p.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (default)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead (for debugging)")
+    p.set_defaults(func=cmd_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"sylk: error: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        print("sylk: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,392 @@
+"""Indexing a workspace: scan, diff against the manifest, parse what changed, store.
+
+``Workspace`` is the core object both front ends (LSP server, CLI) drive. It
+owns the index folder of one workspace root: the Tantivy index, the SQLite
+manifest and the in-memory symbol table served to ``workspace/symbol``.
+
+Parsing runs in worker processes (tree-sitter holds the GIL during query
+matching), the main process feeds Tantivy and the manifest. The symbol table is
+updated file by file, so searches during the first index see what is done.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import multiprocessing
+import os
+import shutil
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import attrs
+
+from . import scan, symbols as symbols_mod
+from .config import Settings, index_dir_for
+from .languages import language_for_path
+from .lexical import LexicalIndex, LexicalIndexLocked, code_words
+from .manifest import FileRecord, Manifest
+from .symbol_search import SymbolHit, SymbolTable
+from .symbols import Symbol
+
+SCHEMA_VERSION = 1
+META_FILE = "sylk-index.json"
+# Below this many files to parse, a process pool costs more than it saves.
+POOL_THRESHOLD = 48
+COMMIT_EVERY_S = 10.0
+
+
+class IndexError_(RuntimeError):
+    """A problem with the index folder, worded for the user."""
+
+
+@attrs.frozen
+class Progress:
+    phase: str  # "scan" | "index" | "commit" | "done"
+    done: int
+    total: int
+    message: str = ""
+
+
+@attrs.define
+class IndexReport:
+    added: int = 0
+    changed: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    files: int = 0
+    symbols: int = 0
+    skipped: Counter = attrs.field(factory=Counter)
+    replaced_utf8: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def summary(self) -> str:
+        parts = [f"{self.files} files, {self.symbols} symbols indexed in {self.seconds:.2f}s",
+                 f"{self.added} added, {self.changed} changed, {self.deleted} deleted, {self.unchanged} unchanged"]
+        if self.skipped:
+            parts.append("skipped: " + ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items())))
+        if self.replaced_utf8:
+            parts.append(f"{self.replaced_utf8} with invalid UTF-8 (decoded with replacement characters)")
+        if self.cancelled:
+            parts.append("cancelled")
+        return "; ".join(parts)
+
+
+@attrs.frozen
+class Parsed:
+    """What a worker returns for one file."""
+    rel: str
+    size: int
+    mtime_ns: int
+    hash: str = ""
+    language: str | None = None
+    words: str = ""  # the text through lexical.code_words
+    lines: int = 0
+    symbols: tuple[Symbol, ...] = ()
+    replaced: bool = False
+    skip: str | None = None  # reason, if skipped
+    unchanged: bool = False  # content hash equals the manifest's
+
+
+def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_size: int,
+               languages: frozenset[str]) -> Parsed:
+    """Load, hash and parse one file. Runs in worker processes; never raises."""
+    try:
+        src = scan.load_source(Path(root, entry.rel), max_size)
+    except scan.SkipFile as skip:
+        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=skip.reason)
+    except Exception as exc:  # defensive: a worker must not die on one file
+        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=f"error: {exc}")
+    if known_hash is not None and src.content_hash == known_hash:
+        return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, unchanged=True)
+    lang = language_for_path(entry.rel)
+    syms: tuple[Symbol, ...] = ()
+    if lang is not None and (not languages or lang in languages):
+        try:
+            syms = tuple(symbols_mod.extract(src.data, lang))
+        except Exception:  # a grammar failure costs the symbols, not the text
+            syms = ()
+    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, code_words(src.text),
+                  src.text.count("\n") + 1, syms, src.replaced)
+
+
+def _parse_batch(root: str, batch: Sequence[tuple[scan.FileEntry, str | None]], max_size: int,
+                 languages: frozenset[str]) -> list[Parsed]:
+    return [parse_file(root, e, h, max_size, languages) for e, h in batch]
+
+
+class Workspace:
+    """One workspace root and its index folder."""
+
+    def __init__(self, root: Path, settings: Settings | None = None, *, writable: bool = True,
+                 wait_for_lock: bool = False) -> None:
+        self.root = root.resolve()
+        self.settings = settings or Settings()
+        self.index_dir = index_dir_for(self.root, self.settings)
+        self.table = SymbolTable()
+        self._index_lock = threading.Lock()
+        self.read_only_reason: str | None = None
+        self._open(writable)
+
+    # opening ------------------------------------------------------------
+    def _open(self, writable: bool) -> None:
+        try:
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+            probe = self.index_dir / ".write-test"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise IndexError_(f"cannot write the index folder {self.index_dir}: {exc.strerror or exc}") from exc
+        self.rebuilt_reason = self._check_version()
+        self.manifest = Manifest(self.index_dir / "manifest.sqlite3")
+        try:
+            self.lexical = LexicalIndex(self.index_dir / "tantivy", writable=writable)
+        except LexicalIndexLocked:
+            self.lexical = LexicalIndex(self.index_dir / "tantivy", writable=False)
+            self.read_only_reason = "another Sylk process is indexing this workspace; serving its index read-only"
+        self.table.replace_all(self.manifest.symbols_by_path())
+
+    def _check_version(self) -> str | None:
+        meta_path = self.index_dir / META_FILE
+        reason = None
+        if meta_path.exists():
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+                if meta.get("schema") != SCHEMA_VERSION:
+                    reason = f"index schema {meta.get('schema')} != {SCHEMA_VERSION}"
+            except (OSError, ValueError) as exc:
+                reason = f"unreadable {META_FILE}: {exc}"
+        elif any(self.index_dir.iterdir()):
+            reason = "index folder without a version stamp"
+        if reason:
+            for child in self.index_dir.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child)
+                else:
+                    child.unlink()
+        if reason or not meta_path.exists():
+            tmp = meta_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"schema": SCHEMA_VERSION, "root": str(self.root)}), encoding="utf-8")
+            os.replace(tmp, meta_path)
+        return reason
+
+    @property
+    def writable(self) -> bool:
+        return self.lexical.writable
+
+    def close(self) -> None:
+        self.lexical.close()
+        self.manifest.close()
+
+    # indexing -----------------------------------------------------------
+    def index(self, progress: Callable[[Progress], None] | None = None,
+              cancel: threading.Event | None = None, workers: int | None = None) -> IndexReport:
+        """Bring the index up to date with the disk: only added, changed and deleted files are processed."""
+        if not self.writable:
+            raise IndexError_(self.read_only_reason or "index is read-only")
+        with self._index_lock:
+            return self._index(progress or (lambda p: None), cancel or threading.Event(), workers)
+
+    def _index(self, progress: Callable[[Progress], None], cancel: threading.Event,
+               workers: int | None) -> IndexReport:
+        t0 = time.perf_counter()
+        report = IndexReport()
+        progress(Progress("scan", 0, 0, "scanning files"))
+        result = scan.scan_workspace(self.root, exclude=self.settings.exclude,
+                                     max_file_size=self.settings.max_file_size)
+        known = self.manifest.files()
+        on_disk = {f.rel for f in result.files}
+        deleted = [p for p in known if p not in on_disk]
+        todo: list[tuple[scan.FileEntry, str | None]] = []
+        for f in result.files:
+            rec = known.get(f.rel)
+            if rec is not None and rec.size == f.size and rec.mtime_ns == f.mtime_ns:
+                report.unchanged += 1
+            else:
+                todo.append((f, rec.hash if rec is not None else None))
+        skipped: list[tuple[str, str]] = [(s.rel, s.reason) for s in result.skipped]
+        # Files the editor has open first (the caller may reorder); small files first otherwise
+        # keeps the first answers coming quickly.
+        total = len(todo)
+        progress(Progress("index", 0, total, f"{total} files to index"))
+        if deleted:
+            self.lexical.delete_paths(deleted)
+            for p in deleted:
+                self.table.remove_file(p)
+            report.deleted = len(deleted)
+
+        pending: list[tuple[FileRecord, list[Symbol]]] = []
+        pending_skips: list[tuple[str, str]] = []
+        pending_deletes: list[str] = list(deleted)
+        pending_touches: list[tuple[str, int, int]] = []
+        last_commit = time.monotonic()
+        done = 0
+
+        def flush() -> None:
+            nonlocal pending, pending_skips, pending_deletes, pending_touches, last_commit
+            progress(Progress("commit", done, total, "committing"))
+            self.lexical.commit()
+            self.manifest.apply(pending, pending_deletes, pending_skips, pending_touches)
+            pending, pending_skips, pending_deletes, pending_touches = [], [], [], []
+            last_commit = time.monotonic()
+
+        languages = frozenset(self.settings.languages)
+        for parsed in self._parse_all(todo, languages, workers, cancel):
+            done += 1
+            rec = known.get(parsed.rel)
+            if parsed.skip is not None:
+                report.skipped[parsed.skip] += 1
+                skipped.append((parsed.rel, parsed.skip))
+                pending_skips.append((parsed.rel, parsed.skip))
+                if rec is not None:  # it was indexed before: it leaves the index
+                    self.lexical.delete_paths([parsed.rel])
+                    self.table.remove_file(parsed.rel)
+                    pending_deletes.append(parsed.rel)
+            elif parsed.unchanged:
+                assert rec is not None
+                report.unchanged += 1
+                pending_touches.append((parsed.rel, parsed.size, parsed.mtime_ns))
+            else:
+                if rec is not None:
+                    self.lexical.delete_paths([parsed.rel])
+                    report.changed += 1
+                else:
+                    report.added += 1
+                self.lexical.add_file(parsed.rel, parsed.language, parsed.words, parsed.lines, parsed.symbols)
+                self.table.set_file(parsed.rel, parsed.symbols)
+                if parsed.replaced:
+                    report.replaced_utf8 += 1
+                pending.append((FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,
+                                           parsed.language, len(parsed.symbols), parsed.replaced),
+                                list(parsed.symbols)))
+            if done % 64 == 0 or done == total:
+                progress(Progress("index", done, total, f"{done}/{total} files"))
+            if time.monotonic() - last_commit > COMMIT_EVERY_S:
+                flush()
+            if cancel.is_set():
+                report.cancelled = True
+                break
+        flush()
+        if not report.cancelled:
+            for s in result.skipped:
+                report.skipped[s.reason] += 1
+            self.manifest.replace_skipped(skipped)
+            self.manifest.set_meta(last_indexed=str(time.time()))
+        counts = self.manifest.counts()
+        report.files, report.symbols = counts["files"], counts["symbols"]
+        report.seconds = time.perf_counter() - t0
+        progress(Progress("done", done, total, report.summary()))
+        return report
+
+    def _parse_all(self, todo: list[tuple[scan.FileEntry, str | None]], languages: frozenset[str],
+                   workers: int | None, cancel: threading.Event) -> Iterable[Parsed]:
+        root, max_size = str(self.root), self.settings.max_file_size
+        workers = workers if workers is not None else (os.cpu_count() or 1)
+        if len(todo) < POOL_THRESHOLD or workers <= 1:
+            for entry, known_hash in todo:
+                if cancel.is_set():
+                    return
+                yield parse_file(root, entry, known_hash, max_size, languages)
+            return
+        # Interleave big and small files so batches cost about the same.
+        batches: list[list[tuple[scan.FileEntry, str | None]]] = []
+        size = 16
+        for i in range(0, len(todo), size):
+            batches.append(todo[i:i + size])
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = [pool.submit(_parse_batch, root, b, max_size, languages) for b in batches]
+            try:
+                for fut in futures:
+                    if cancel.is_set():
+                        break
+                    yield from fut.result()
+            finally:
+                for fut in futures:
+                    fut.cancel()
+
+    def reindex_paths(self, rels: Iterable[str]) -> IndexReport:
+        """Re-index given files now (in this process): for saves and small change sets."""
+        t0 = time.perf_counter()
+        report = IndexReport()
+        known = self.manifest.files()
+        upserts, deletes, skips = [], [], []
+        with self._index_lock:
+            for rel in rels:
+                path = self.root / rel
+                try:
+                    st = path.stat()
+                except OSError:
+                    if rel in known:
+                        deletes.append(rel)
+                    continue
+                parsed = parse_file(str(self.root), scan.FileEntry(rel, st.st_size, st.st_mtime_ns), None,
+                                    self.settings.max_file_size, frozenset(self.settings.languages))
+                self.lexical.delete_paths([rel])
+                if parsed.skip is not None:
+                    skips.append((rel, parsed.skip))
+                    deletes.append(rel)
+                    report.skipped[parsed.skip] += 1
+                    continue
+                self.lexical.add_file(rel, parsed.language, parsed.words, parsed.lines, parsed.symbols)
+                upserts.append((FileRecord(rel, parsed.hash, parsed.size, parsed.mtime_ns, parsed.language,
+                                           len(parsed.symbols), parsed.replaced), list(parsed.symbols)))
+                report.changed += 1
+            self.lexical.delete_paths(deletes)
+            self.lexical.commit()
+            self.manifest.apply(upserts, deletes, skips)
+            for rec, syms in upserts:
+                self.table.set_file(rec.path, syms)
+            for rel in deletes:
+                self.table.remove_file(rel)
+        report.deleted = len(deletes)
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    # queries ------------------------------------------------------------
+    def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
+        return self.table.search(query, limit if limit is not None else self.settings.symbols.limit)
+
+    def document_symbols(self, rel: str, text: str | None = None) -> list[Symbol]:
+        """Symbols of one file: parsed from ``text`` (an open editor buffer) or from the index."""
+        if text is not None:
+            lang = language_for_path(rel)
+            if lang is None:
+                return []
+            return symbols_mod.extract(text.encode("utf-8", "surrogatepass"), lang)
+        return [s for _p, s in self.manifest.iter_symbols(rel)]
+
+    def status(self) -> dict:
+        counts = self.manifest.counts()
+        last = self.manifest.get_meta("last_indexed")
+        skipped = self.manifest.skipped()
+        size = sum(p.stat().st_size for p in self.index_dir.rglob("*") if p.is_file())
+        return {
+            "root": str(self.root),
+            "indexDir": str(self.index_dir),
+            "files": counts["files"],
+            "symbols": counts["symbols"],
+            "languages": [{"language": l, "files": f, "symbols": s or 0} for l, f, s in self.manifest.languages()],
+            "indexBytes": size,
+            "lastIndexed": float(last) if last else None,
+            "skipped": [{"path": p, "reason": r} for p, r in skipped],
+            "readOnly": not self.writable,
+        }
+
+    def clear(self) -> None:
+        """Delete this workspace's index folder entirely."""
+        self.close()
+        shutil.rmtree(self.index_dir, ignore_errors=True)
+
+
+def clear_index(root: Path, settings: Settings | None = None) -> Path | None:
+    """Remove a workspace's index folder without opening it; returns it if it existed."""
+    folder = index_dir_for(root.resolve(), settings or Settings())
+    if folder.exists():
+        shutil.rmtree(folder)
+        return folder
+    return None
