@@ -130,6 +130,7 @@ class Workspace:
         self.table = SymbolTable()
         self._index_lock = threading.Lock()
         self.read_only_reason: str | None = None
+        self._ignore: scan.IgnoreMatcher | None = None
         self._open(writable)
 
     # opening ------------------------------------------------------------
@@ -346,6 +347,12 @@ class Workspace:
         report.deleted = len(deletes)
         report.seconds = time.perf_counter() - t0
         return report
+
+    def scan_ignored(self, rel: str) -> bool:
+        """Whether the ignore rules of this workspace exclude ``rel`` (a saved or changed file)."""
+        if self._ignore is None:
+            self._ignore = scan.IgnoreMatcher(self.root, self.settings.exclude)
+        return self._ignore.ignored(rel, False)
 
     # queries ------------------------------------------------------------
     def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:

@@ -1,0 +1,278 @@
+"""The Sylk language server (pygls 2): lifecycle, settings, background indexing.
+
+Features live in their own modules (``lsp/symbols.py``) with a ``setup``
+function; this module owns the server object and the one core ``Workspace``.
+Long work (opening the index, indexing) runs on one indexing thread;
+notifications from that thread are handed to the event loop, which owns stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.uris import to_fs_path
+
+from .. import __version__, config
+from ..indexer import IndexError_, IndexReport, Progress, Workspace
+
+log = logging.getLogger("sylk")
+
+STATUS = "sylk/status"
+CMD_REINDEX = "sylk.reindex"
+CMD_STATUS = "sylk.status"
+CMD_CLEAR = "sylk.clearIndex"
+PROGRESS_INTERVAL_S = 0.2
+
+
+class SylkProtocol(LanguageServerProtocol):
+    """Positions are stored as UTF-16 columns, so UTF-16 is the only encoding we offer."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        if params.capabilities.general is not None:
+            params.capabilities.general.position_encodings = None
+        return (yield from super().lsp_initialize(params))
+
+
+class SylkServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("sylk", __version__, protocol_cls=SylkProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.root: Path | None = None
+        self.settings = config.Settings()
+        self.client_options: dict[str, Any] | None = None
+        self.engine: Workspace | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.indexing = False
+        self.last_report: IndexReport | None = None
+        self.cancel = threading.Event()
+        self._worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index")
+        self._futures: set[cf.Future] = set()
+        self._progress_tokens = 0
+
+    # thread hand-off ----------------------------------------------------
+    def in_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn`` on the event loop (the only writer of stdout)."""
+        if self.loop is None or self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(fn, *args)
+
+    def message(self, text: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.in_loop(self.window_show_message, types.ShowMessageParams(type=kind, message=f"Sylk: {text}"))
+
+    def log(self, text: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        self.in_loop(self.window_log_message, types.LogMessageParams(type=kind, message=text))
+
+    def submit(self, name: str, fn: Callable[..., Any], *args: Any) -> cf.Future:
+        """Run ``fn`` on the indexing thread; failures are logged by name and never kill the server."""
+        fut = self._worker.submit(fn, *args)
+        self._futures.add(fut)
+
+        def done(f: cf.Future) -> None:
+            self._futures.discard(f)
+            if not f.cancelled() and f.exception() is not None:
+                exc = f.exception()
+                log.error("%s failed", name, exc_info=exc)
+                self.message(f"{name} failed: {exc}", types.MessageType.Error)
+
+        fut.add_done_callback(done)
+        return fut
+
+    # settings -----------------------------------------------------------
+    def apply_settings(self, options: Any) -> bool:
+        """Resolve settings; report problems; True if the index must be refreshed."""
+        if self.root is None:
+            return False
+        self.client_options = options
+        new, problems = config.resolve(self.root, options)
+        if problems:
+            self.message("invalid settings, using defaults for them: " + "; ".join(problems),
+                         types.MessageType.Warning)
+        old, self.settings = self.settings, new
+        if self.engine is not None:
+            self.engine.settings = new
+        return (old.exclude, old.max_file_size, old.languages) != (new.exclude, new.max_file_size, new.languages)
+
+    # indexing -----------------------------------------------------------
+    def supports_progress(self) -> bool:
+        window = self.client_capabilities.window
+        return bool(window and window.work_done_progress)
+
+    async def start_indexing(self, title: str = "Indexing workspace") -> None:
+        """Open the index if needed and bring it up to date, reporting progress."""
+        if self.root is None or self.indexing:
+            return
+        self.indexing = True
+        self.cancel.clear()
+        token: str | None = None
+        if self.supports_progress():
+            self._progress_tokens += 1
+            token = f"sylk-index-{self._progress_tokens}"
+            try:
+                await self.work_done_progress.create_async(token)
+            except Exception as exc:  # the client refused: index without progress
+                log.warning("progress token refused: %s", exc)
+                token = None
+        if token is not None:
+            self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                title=f"Sylk: {title}", message="scanning files", percentage=0, cancellable=False))
+        self.submit("indexing", self._index, token)
+
+    def _index(self, token: str | None) -> None:
+        last = 0.0
+        report: IndexReport | None = None
+
+        def progress(p: Progress) -> None:
+            nonlocal last
+            if token is None or p.phase == "done":
+                return
+            now = time.monotonic()
+            if now - last < PROGRESS_INTERVAL_S:
+                return
+            last = now
+            pct = int(100 * p.done / p.total) if p.total else 0
+            msg = f"{p.done}/{p.total} files" if p.total else p.message
+            self.in_loop(self.work_done_progress.report, token,
+                         types.WorkDoneProgressReport(message=msg, percentage=pct))
+
+        try:
+            if self.engine is None:
+                self.engine = self._open_engine()
+            if self.engine is not None and self.engine.writable:
+                report = self.engine.index(progress=progress, cancel=self.cancel)
+                self.last_report = report
+                self.log(f"Sylk: {report.summary()}", types.MessageType.Info)
+        except IndexError_ as exc:
+            self.message(str(exc), types.MessageType.Error)
+        finally:
+            self.indexing = False
+            if token is not None:
+                end_msg = report.summary() if report else "index not updated"
+                self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(message=end_msg))
+
+    def _open_engine(self) -> Workspace | None:
+        assert self.root is not None
+        try:
+            ws = Workspace(self.root, self.settings)
+        except IndexError_ as exc:
+            self.message(f"{exc}; workspace symbols are unavailable", types.MessageType.Error)
+            return None
+        if ws.rebuilt_reason:
+            self.message(f"rebuilding the index ({ws.rebuilt_reason})", types.MessageType.Info)
+        if ws.read_only_reason:
+            self.message(ws.read_only_reason, types.MessageType.Warning)
+        return ws
+
+    def status(self) -> dict[str, Any]:
+        engine = self.engine
+        out: dict[str, Any] = {"ready": engine is not None and not self.indexing, "indexing": self.indexing}
+        if engine is not None:
+            out.update(engine.status())
+        if self.last_report is not None:
+            out["lastRun"] = self.last_report.summary()
+        return out
+
+    def shutdown_work(self) -> None:
+        self.cancel.set()
+        for fut in list(self._futures):
+            fut.cancel()
+        self._worker.shutdown(wait=True, cancel_futures=True)
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+
+def _root_of(params: types.InitializeParams) -> Path | None:
+    for candidate in ([f.uri for f in params.workspace_folders or []] + [params.root_uri or ""]):
+        if candidate:
+            fs = to_fs_path(candidate)
+            if fs:
+                return Path(fs).resolve()
+    if params.root_path:
+        return Path(params.root_path).resolve()
+    return None
+
+
+def create_server() -> SylkServer:
+    server = SylkServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: SylkServer, params: types.InitializeParams) -> None:
+        ls.root = _root_of(params)
+        options = params.initialization_options
+        ls.client_options = options if options is not None else None
+        if ls.root is not None:
+            ls.settings, ls._init_problems = config.resolve(ls.root, options)  # type: ignore[attr-defined]
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: SylkServer, params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        problems = getattr(ls, "_init_problems", [])
+        if problems:
+            ls.message("invalid settings, using defaults for them: " + "; ".join(problems),
+                       types.MessageType.Warning)
+        if ls.root is None:
+            ls.message("no workspace folder: open a folder to index it", types.MessageType.Warning)
+            return
+        await ls.start_indexing()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: SylkServer, params: types.DidChangeConfigurationParams) -> None:
+        options: Any = None
+        ws_caps = ls.client_capabilities.workspace
+        if ws_caps is not None and ws_caps.configuration:
+            try:
+                result = await ls.workspace_configuration_async(types.ConfigurationParams(
+                    items=[types.ConfigurationItem(section="sylk")]))
+                options = result[0] if result else None
+            except Exception as exc:
+                log.warning("workspace/configuration failed: %s", exc)
+        if options is None and isinstance(params.settings, dict):
+            options = params.settings.get("sylk", params.settings)
+        if options is None:
+            return
+        if ls.apply_settings(options):
+            await ls.start_indexing("Re-indexing after a settings change")
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: SylkServer, params: None) -> None:
+        ls.shutdown_work()
+
+    @server.feature(STATUS)
+    def sylk_status(ls: SylkServer, params: Any) -> dict[str, Any]:
+        return ls.status()
+
+    @server.command(CMD_STATUS)
+    def cmd_status(ls: SylkServer, *args: Any) -> dict[str, Any]:
+        return ls.status()
+
+    @server.command(CMD_REINDEX)
+    async def cmd_reindex(ls: SylkServer, *args: Any) -> dict[str, Any]:
+        await ls.start_indexing("Re-indexing workspace")
+        return {"started": True}
+
+    from . import symbols
+
+    symbols.setup(server)
+    return server
+
+
+def serve(tcp: str | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()

@@ -1,0 +1,62 @@
+"""workspace/symbol, textDocument/documentSymbol, and re-indexing a saved file."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..languages import language_for_path
+from ..symbols import extract
+from . import convert
+
+if TYPE_CHECKING:
+    from .server import SylkServer
+
+log = logging.getLogger("sylk.symbols")
+
+
+def setup(server: SylkServer) -> None:
+    @server.thread()
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def workspace_symbol(ls: SylkServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        engine = ls.engine
+        if engine is None or ls.root is None:
+            return []  # still opening the index: nothing yet, never an error
+        hits = engine.search_symbols(params.query, ls.settings.symbols.limit)
+        return [convert.symbol_information(ls.root, h) for h in hits]
+
+    @server.thread()
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(ls: SylkServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        uri = params.text_document.uri
+        doc = ls.workspace.text_documents.get(uri)
+        fs = to_fs_path(uri)
+        if fs is None:
+            return []
+        lang = language_for_path(Path(fs).name)
+        if lang is None:
+            return []
+        if doc is not None:
+            source = doc.source.encode("utf-8", "surrogatepass")
+        else:
+            try:
+                source = Path(fs).read_bytes()
+            except OSError:
+                return []
+        return convert.document_symbols(extract(source, lang))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: SylkServer, params: types.DidSaveTextDocumentParams) -> None:
+        engine, root = ls.engine, ls.root
+        if engine is None or root is None or not engine.writable:
+            return
+        rel = convert.uri_to_rel(root, params.text_document.uri)
+        if rel is None:
+            return
+        if engine.scan_ignored(rel):
+            return
+        ls.submit(f"re-indexing {rel}", engine.reindex_paths, [rel])
