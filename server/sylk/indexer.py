@@ -269,8 +269,8 @@ class Workspace:
             if time.monotonic() - last_commit > COMMIT_EVERY_S:
                 flush()
             if cancel.is_set():
-                report.cancelled = True
                 break
+        report.cancelled = cancel.is_set()
         flush()
         if not report.cancelled:
             for s in result.skipped:

@@ -1,0 +1,98 @@
+"""The `sylk` command as a user runs it (a subprocess, real index on disk)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def sylk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sylk.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=os.environ.copy(), timeout=120)
+
+
+def test_index_prints_a_summary_line(workspace: Path):
+    r = sylk("index", str(workspace))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == (
+        f"{workspace}: " + r.stdout.split(": ", 1)[1].strip()
+    )
+    assert "16 files" in r.stdout and "16 added" in r.stdout
+    assert "\r" not in r.stderr  # no progress bar without a terminal
+    again = sylk("index", str(workspace))
+    assert "0 added, 0 changed, 0 deleted, 16 unchanged" in again.stdout
+
+
+def test_symbols_fuzzy_output(workspace: Path):
+    sylk("index", str(workspace))
+    r = sylk("symbols", "hrp", str(workspace))
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0].split()
+    assert first[:2] == ["class", "HttpRetryPolicy"]
+    assert first[2].startswith("app/http.py:")
+
+
+def test_symbols_json_and_default_root(workspace: Path):
+    r = sylk("symbols", "get_user_by_id", "--format", "json", cwd=workspace)
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)
+    assert hits[0]["name"] == "get_user_by_id"
+    assert hits[0]["container"] == "UserRepository"
+    assert hits[0]["path"] == "app/repository.py"
+    line = (workspace / "app/repository.py").read_text().splitlines()[hits[0]["line"] - 1]
+    assert line[hits[0]["column"] - 1:].startswith("get_user_by_id")
+
+
+def test_symbols_no_match_exits_1(workspace: Path):
+    r = sylk("symbols", "zzqqxx", str(workspace))
+    assert r.returncode == 1 and r.stdout == ""
+
+
+def test_status_reports_counts_and_skips(workspace: Path):
+    (workspace / "fixture.dat").write_bytes(b"\x89DAT\x00\x00\x00")
+    sylk("index", str(workspace))
+    r = sylk("status", str(workspace))
+    assert r.returncode == 0, r.stderr
+    assert "files         16" in r.stdout
+    assert "python 4 files" in r.stdout
+    assert "binary" in r.stdout and "fixture.dat" in r.stdout
+    st = json.loads(sylk("status", str(workspace), "--format", "json").stdout)
+    assert st["files"] == 16 and st["symbols"] > 100
+
+
+def test_clear_removes_the_index(workspace: Path):
+    sylk("index", str(workspace))
+    r = sylk("clear", str(workspace))
+    assert r.returncode == 0 and r.stdout.startswith("removed ")
+    assert not Path(r.stdout.split(" ", 1)[1].strip()).exists()
+    assert sylk("clear", str(workspace)).stdout.startswith("no index")
+
+
+def test_bad_paths_fail_with_one_line(tmp_path: Path):
+    missing = sylk("index", str(tmp_path / "missing"))
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == f"sylk: error: {tmp_path / 'missing'}: no such directory"
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    notdir = sylk("index", str(f))
+    assert notdir.returncode == 2 and notdir.stderr.strip() == f"sylk: error: {f}: not a directory"
+
+
+def test_unwritable_index_folder(workspace: Path, tmp_path: Path):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    env_before = os.environ.get("SYLK_INDEX_DIR")
+    os.environ["SYLK_INDEX_DIR"] = str(blocker / "idx")
+    try:
+        r = sylk("index", str(workspace))
+    finally:
+        if env_before is None:
+            del os.environ["SYLK_INDEX_DIR"]
+        else:
+            os.environ["SYLK_INDEX_DIR"] = env_before
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sylk: error: cannot write the index folder")

@@ -1,0 +1,182 @@
+"""The core engine on a real on-disk index: incremental runs, versions, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from sylk.config import Settings
+from sylk.indexer import META_FILE, IndexError_, Workspace
+
+
+def open_ws(root: Path, **settings) -> Workspace:
+    return Workspace(root, Settings(**settings))
+
+
+def test_cold_index_then_nothing_to_do(workspace: Path):
+    ws = open_ws(workspace)
+    first = ws.index()
+    assert (first.added, first.changed, first.deleted) == (16, 0, 0)
+    assert first.symbols > 100
+    again = ws.index()
+    assert (again.added, again.changed, again.deleted, again.unchanged) == (0, 0, 0, 16)
+    ws.close()
+
+
+def test_only_changed_added_and_deleted_files_are_processed(workspace: Path):
+    ws = open_ws(workspace)
+    ws.index()
+    (workspace / "app/http.py").write_text("def replaced_everything():\n    pass\n")
+    (workspace / "app/extra.py").write_text("class Extra:\n    pass\n")
+    (workspace / "web/src/cart.js").unlink()
+    touched = workspace / "services/geo/point.go"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))  # same content
+    report = ws.index()
+    assert (report.added, report.changed, report.deleted) == (1, 1, 1)
+    assert report.unchanged == 14  # including the touched-but-identical file
+    names = {h.symbol.name for h in ws.search_symbols("", limit=1000)}
+    assert "replaced_everything" in names and "Extra" in names
+    assert "HttpRetryPolicy" not in names
+    assert ws.lexical.search_text("replaced_everything")[0].path == "app/http.py"
+    assert not [h for h in ws.lexical.search_text("HttpRetryPolicy") if h.path == "app/http.py"]
+    ws.close()
+
+
+def test_index_survives_reopen(workspace: Path):
+    ws = open_ws(workspace)
+    ws.index()
+    ws.close()
+    again = open_ws(workspace)
+    # symbols come back from the manifest before any indexing
+    assert again.search_symbols("HttpRetryPolicy")[0].path == "app/http.py"
+    again.close()
+
+
+def test_schema_version_mismatch_rebuilds_cleanly(workspace: Path):
+    ws = open_ws(workspace)
+    ws.index()
+    folder = ws.index_dir
+    ws.close()
+    (folder / META_FILE).write_text(json.dumps({"schema": -1}))
+    rebuilt = open_ws(workspace)
+    assert rebuilt.rebuilt_reason and "schema" in rebuilt.rebuilt_reason
+    assert rebuilt.search_symbols("HttpRetryPolicy") == []
+    report = rebuilt.index()
+    assert report.added == 16
+    rebuilt.close()
+
+
+def test_garbage_version_stamp_rebuilds(workspace: Path):
+    ws = open_ws(workspace)
+    ws.index()
+    ws.close()
+    (ws.index_dir / META_FILE).write_bytes(b"\x00garbage")
+    again = open_ws(workspace)
+    assert again.rebuilt_reason is not None and "unreadable" in again.rebuilt_reason
+    assert again.index().added == 16
+    again.close()
+
+
+def test_index_dir_setting_and_env(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    target = tmp_path / "custom-index"
+    ws = open_ws(workspace, index_dir=str(target))
+    assert ws.index_dir == target
+    ws.index()
+    assert (target / META_FILE).exists()
+    ws.close()
+
+
+def test_unwritable_index_dir_is_a_clear_error(workspace: Path, tmp_path: Path):
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("x")
+    with pytest.raises(IndexError_, match="cannot write the index folder"):
+        open_ws(workspace, index_dir=str(blocker / "index"))
+
+
+def test_second_writer_gets_read_only_index(workspace: Path):
+    writer = open_ws(workspace)
+    writer.index()
+    reader = open_ws(workspace)
+    assert not reader.writable
+    assert reader.read_only_reason is not None and "read-only" in reader.read_only_reason
+    assert reader.search_symbols("HttpRetryPolicy")[0].symbol.name == "HttpRetryPolicy"
+    with pytest.raises(IndexError_):
+        reader.index()
+    reader.close()
+    writer.close()
+
+
+def test_bad_files_are_counted_not_fatal(workspace: Path):
+    (workspace / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
+    (workspace / "latin1.py").write_bytes(b"def caf\xe9_latin1():\n    pass\n\ndef after_bad_bytes():\n    pass\n")
+    (workspace / "huge.py").write_text("x = 1\n" * 400_000)
+    ws = open_ws(workspace)
+    report = ws.index()
+    assert report.skipped["binary"] == 1
+    assert report.skipped["too-large"] == 1
+    assert report.replaced_utf8 == 1
+    assert ws.search_symbols("after_bad_bytes")[0].path == "latin1.py"
+    reasons = {s["path"]: s["reason"] for s in ws.status()["skipped"]}
+    assert reasons == {"blob.bin": "binary", "huge.py": "too-large"}
+    ws.close()
+
+
+def test_max_file_size_setting(workspace: Path):
+    ws = open_ws(workspace, max_file_size=200)
+    report = ws.index()
+    assert report.skipped["too-large"] > 0
+    assert report.files < 16
+    ws.close()
+
+
+def test_languages_setting_limits_symbol_extraction(workspace: Path):
+    ws = open_ws(workspace, languages=["python"])
+    ws.index()
+    kinds = {h.path.rsplit(".", 1)[-1] for h in ws.search_symbols("", limit=1000)}
+    assert kinds == {"py"}
+    # other files are still searchable as text
+    assert any(h.path == "services/geo/point.go" for h in ws.lexical.search_text("Translate"))
+    ws.close()
+
+
+def test_status_counts(workspace: Path):
+    ws = open_ws(workspace)
+    ws.index()
+    st = ws.status()
+    assert st["files"] == 16
+    langs = {l["language"]: l["files"] for l in st["languages"]}
+    assert langs["python"] == 4 and langs["markdown"] == 1
+    assert st["indexBytes"] > 0 and st["lastIndexed"] is not None
+    ws.close()
+
+
+def test_reindex_paths_updates_one_file(workspace: Path):
+    ws = open_ws(workspace)
+    ws.index()
+    (workspace / "app/http.py").write_text("def just_saved():\n    pass\n")
+    ws.reindex_paths(["app/http.py"])
+    assert ws.search_symbols("just_saved")[0].path == "app/http.py"
+    assert ws.search_symbols("HttpRetryPolicy") == []
+    (workspace / "app/http.py").unlink()
+    ws.reindex_paths(["app/http.py"])
+    assert ws.search_symbols("just_saved") == []
+    assert ws.index().deleted == 0  # the manifest already knows
+    ws.close()
+
+
+def test_cancel_leaves_a_consistent_index(workspace: Path):
+    import threading
+
+    ws = open_ws(workspace)
+    cancel = threading.Event()
+    cancel.set()
+    report = ws.index(cancel=cancel)
+    assert report.cancelled
+    # whatever was committed is in the manifest; the next run finishes the job
+    rest = ws.index()
+    assert report.added + rest.added == 16
+    assert ws.status()["files"] == 16
+    ws.close()

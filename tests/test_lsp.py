@@ -1,0 +1,233 @@
+"""End to end: `sylk serve --stdio` as a subprocess, driven by pytest-lsp's client
+with the recorded capabilities of real editors."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pygls.uris import from_fs_path
+
+CLIENTS = ["visual-studio-code", "neovim"]
+TIMEOUT = 60.0
+
+
+def uri(path: Path) -> str:
+    result = from_fs_path(str(path))
+    assert result is not None
+    return result
+
+
+async def start(workspace: Path, cache: Path, spec: str, options: Any = None) -> LanguageClient:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env.pop("SYLK_INDEX_DIR", None)
+    config = ClientServerConfig(server_command=[sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
+                                server_env=env)
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(spec),
+        root_uri=uri(workspace),
+        workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name=workspace.name)],
+        initialization_options=options,
+    ))
+    return client
+
+
+async def wait_for_progress_end(client: LanguageClient, count: int = 1) -> types.WorkDoneProgressEnd:
+    """Wait until ``count`` progress sequences have ended (the server's signal, not a sleep)."""
+    async def ended() -> list[types.WorkDoneProgressEnd]:
+        while True:
+            ends = [v for reports in client.progress_reports.values() for v in reports
+                    if isinstance(v, types.WorkDoneProgressEnd)]
+            if len(ends) >= count:
+                return ends
+            await asyncio.sleep(0.02)
+
+    ends = await asyncio.wait_for(ended(), TIMEOUT)
+    return ends[-1]
+
+
+async def wait_until_ready(client: LanguageClient) -> dict:
+    async def ready() -> dict:
+        while True:
+            st = await client.protocol.send_request_async("sylk/status", {})
+            if st.ready:
+                return st
+            await asyncio.sleep(0.02)
+
+    return await asyncio.wait_for(ready(), TIMEOUT)
+
+
+@pytest_asyncio.fixture(params=CLIENTS)
+async def client(request: pytest.FixtureRequest, workspace: Path, _isolated_index: Path):
+    client = await start(workspace, _isolated_index, request.param)
+    client.workspace_root = workspace  # type: ignore[attr-defined]
+    yield client
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def symbols(client: LanguageClient, query: str) -> list[types.SymbolInformation]:
+    result = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+    assert result is not None
+    return list(result)  # type: ignore[arg-type]
+
+
+def rel(client: LanguageClient, location_uri: str) -> str:
+    root = uri(client.workspace_root)  # type: ignore[attr-defined]
+    assert location_uri.startswith(root + "/"), location_uri
+    return location_uri[len(root) + 1:]
+
+
+async def test_initial_index_reports_progress_with_counts(client: LanguageClient):
+    end = await wait_for_progress_end(client)
+    reports = [v for vs in client.progress_reports.values() for v in vs]
+    begin = reports[0]
+    assert isinstance(begin, types.WorkDoneProgressBegin)
+    assert begin.title == "Sylk: Indexing workspace"
+    assert end.message is not None and "files" in end.message and "symbols" in end.message
+    status = await wait_until_ready(client)
+    # 16 files of the fixture are indexable; ignored_dir/ and node_modules/ are not.
+    assert status.files == 16
+    assert status.symbols > 100
+
+
+async def test_workspace_symbol_camel_hump_finds_method(client: LanguageClient):
+    await wait_for_progress_end(client)
+    found = await symbols(client, "gubi")
+    top = found[0]
+    assert (top.name, top.kind, top.container_name) == ("get_user_by_id", types.SymbolKind.Method, "UserRepository")
+    assert rel(client, top.location.uri) == "app/repository.py"
+    text = (client.workspace_root / "app/repository.py").read_text().splitlines()  # type: ignore[attr-defined]
+    r = top.location.range
+    assert text[r.start.line][r.start.character:r.end.character] == "get_user_by_id"
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    pytest.param("HttpRetryPolicy", ("HttpRetryPolicy", types.SymbolKind.Class), id="exact"),
+    pytest.param("httpretry", ("HttpRetryPolicy", types.SymbolKind.Class), id="prefix-case-insensitive"),
+    pytest.param("hrp", ("HttpRetryPolicy", types.SymbolKind.Class), id="hump"),
+    pytest.param("Translate", ("Translate", types.SymbolKind.Method), id="go-method"),
+    pytest.param("SessionStore", ("SessionStore", types.SymbolKind.Interface), id="ts-interface"),
+])
+async def test_workspace_symbol_ranking(client: LanguageClient, query: str, expected: tuple):
+    await wait_for_progress_end(client)
+    found = await symbols(client, query)
+    assert (found[0].name, found[0].kind) == expected
+
+
+async def test_ignored_files_are_not_indexed(client: LanguageClient):
+    await wait_for_progress_end(client)
+    assert await symbols(client, "should_not_be_indexed") == []
+    assert await symbols(client, "alsoNotIndexed") == []
+
+
+async def test_utf16_columns_after_emoji(client: LanguageClient):
+    await wait_for_progress_end(client)
+    found = await symbols(client, "EMOJI_AFTER")
+    assert found[0].name == "EMOJI_AFTER"
+    # `GREETING = "héllo 😀"; ` is 23 UTF-16 code units (26 bytes, 22 code points).
+    assert found[0].location.range.start == types.Position(line=2, character=23)
+    assert found[0].location.range.end == types.Position(line=2, character=34)
+
+
+async def test_document_symbol_hierarchy(client: LanguageClient):
+    await wait_for_progress_end(client)
+    doc_uri = uri(client.workspace_root / "app/http.py")  # type: ignore[attr-defined]
+    result = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=doc_uri)))
+    assert result is not None
+    top = {s.name: s for s in result}  # type: ignore[union-attr]
+    assert set(top) >= {"MAX_BACKOFF_SECONDS", "HttpRetryPolicy", "fetch_with_retries"}
+    cls = top["HttpRetryPolicy"]
+    assert cls.kind == types.SymbolKind.Class
+    children = {c.name: c.kind for c in cls.children or []}
+    assert children["should_retry"] == types.SymbolKind.Method
+    assert children["backoff_delay"] == types.SymbolKind.Method
+    assert children["__init__"] == types.SymbolKind.Method
+
+
+async def test_document_symbol_of_unsaved_buffer(client: LanguageClient):
+    await wait_for_progress_end(client)
+    path = client.workspace_root / "app/scratch.py"  # type: ignore[attr-defined]
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri(path), language_id="python", version=1, text="class Draft:\n    def typed_a_second_ago(self): pass\n")))
+    result = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri(path))))
+    assert [(s.name, [c.name for c in s.children or []]) for s in result] == [("Draft", ["typed_a_second_ago"])]
+
+
+async def test_did_save_reindexes_the_file(client: LanguageClient):
+    await wait_for_progress_end(client)
+    path = client.workspace_root / "app/http.py"  # type: ignore[attr-defined]
+    path.write_text(path.read_text() + "\n\ndef freshly_saved_helper():\n    return 1\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(path))))
+
+    async def appears() -> list[types.SymbolInformation]:
+        while not (found := await symbols(client, "freshly_saved_helper")):
+            await asyncio.sleep(0.02)
+        return found
+
+    found = await asyncio.wait_for(appears(), TIMEOUT)
+    assert found[0].kind == types.SymbolKind.Function
+    assert found[0].location.range.start.line == path.read_text().splitlines().index(
+        "def freshly_saved_helper():")
+
+
+async def test_second_start_is_incremental(workspace: Path, _isolated_index: Path):
+    first = await start(workspace, _isolated_index, "visual-studio-code")
+    await wait_for_progress_end(first)
+    await first.shutdown_session()
+    await first.stop()
+    (workspace / "app" / "new_module.py").write_text("def added_while_stopped():\n    pass\n")
+    (workspace / "ruby" / "lib" / "notifier.rb").unlink()
+    second = await start(workspace, _isolated_index, "visual-studio-code")
+    try:
+        end = await wait_for_progress_end(second)
+        assert end.message is not None
+        assert "1 added, 0 changed, 1 deleted, 15 unchanged" in end.message
+        assert [s.name for s in await symbols(second, "added_while_stopped")] == ["added_while_stopped"]
+    finally:
+        await second.shutdown_session()
+        await second.stop()
+
+
+async def test_invalid_settings_are_reported_and_defaults_used(workspace: Path, _isolated_index: Path):
+    client = await start(workspace, _isolated_index, "visual-studio-code",
+                         options={"maxFileSize": "huge", "symbols": {"limit": 2}, "colour": "blue"})
+    try:
+        await wait_for_progress_end(client)
+        texts = " ".join(m.message for m in client.messages)
+        assert "maxFileSize" in texts and "colour" in texts
+        # the valid part (symbols.limit) still applies, and the server keeps serving
+        assert len(await symbols(client, "e")) == 2
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_did_change_configuration_applies_new_limit(workspace: Path, _isolated_index: Path):
+    client = await start(workspace, _isolated_index, "visual-studio-code")
+    try:
+        await wait_for_progress_end(client)
+        assert len(await symbols(client, "e")) > 3
+        client.set_configuration({"symbols": {"limit": 3}}, section="sylk")
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+
+        async def limited() -> None:
+            while len(await symbols(client, "e")) != 3:
+                await asyncio.sleep(0.02)
+
+        await asyncio.wait_for(limited(), TIMEOUT)
+    finally:
+        await client.shutdown_session()
+        await client.stop()

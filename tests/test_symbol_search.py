@@ -1,0 +1,131 @@
+"""Ranking of workspace/symbol: exact > prefix > camel-hump > substring > subsequence."""
+
+from __future__ import annotations
+
+import pytest
+
+from sylk.symbol_search import (
+    TIER_EXACT, TIER_HUMP, TIER_PREFIX, TIER_SUBSEQUENCE, TIER_SUBSTRING, SymbolTable, hump_match, split_words,
+)
+from sylk.symbols import Symbol
+
+
+def sym(name: str, kind: str = "function", container: str = "", line: int = 0) -> Symbol:
+    return Symbol(name, kind, container, (line, 0, line + 1, 0), (line, 0, line, len(name)))
+
+
+def table(*entries: tuple[str, Symbol]) -> SymbolTable:
+    t = SymbolTable()
+    by: dict[str, list[Symbol]] = {}
+    for path, s in entries:
+        by.setdefault(path, []).append(s)
+    t.replace_all(by)
+    return t
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    pytest.param("getUserById", ["get", "User", "By", "Id"], id="camel"),
+    pytest.param("HttpRetryPolicy", ["Http", "Retry", "Policy"], id="pascal"),
+    pytest.param("get_user_by_id", ["get", "user", "by", "id"], id="snake"),
+    pytest.param("XMLHttpRequest", ["XML", "Http", "Request"], id="acronym"),
+    pytest.param("utf8Decode2", ["utf", "8", "Decode", "2"], id="digits"),
+    pytest.param("MAX_SIZE", ["MAX", "SIZE"], id="screaming"),
+])
+def test_split_words(name: str, words: list[str]):
+    assert split_words(name) == words
+
+
+@pytest.mark.parametrize(("query", "words", "expected"), [
+    pytest.param("hrp", ["http", "retry", "policy"], 0, id="initials"),
+    pytest.param("gubi", ["get", "user", "by", "id"], 0, id="snake-initials"),
+    pytest.param("httpre", ["http", "retry", "policy"], 0, id="word-and-prefix"),
+    pytest.param("rp", ["http", "retry", "policy"], 1, id="skips-a-word"),
+    pytest.param("hp", ["http", "retry", "policy"], 1, id="skips-middle"),
+    pytest.param("hx", ["http", "retry", "policy"], None, id="no-match"),
+    pytest.param("ph", ["http", "retry", "policy"], None, id="order-matters"),
+])
+def test_hump_match(query: str, words: list[str], expected: int | None):
+    assert hump_match(query, words) == expected
+
+
+def names(hits) -> list[str]:
+    return [h.symbol.name for h in hits]
+
+
+def test_tiers_in_order():
+    t = table(
+        ("a.py", sym("retry")),                # exact
+        ("a.py", sym("retryCount")),           # prefix
+        ("b.py", sym("RetryEveryTime")),       # prefix as well, case-folded
+        ("c.py", sym("resetTheRuleYard")),     # hump: re-t-r-y
+        ("d.py", sym("unretryable")),          # substring (not at a word start)
+        ("e.py", sym("rate_entry")),           # subsequence r..e..t..r..y
+        ("f.py", sym("unrelated")),
+    )
+    hits = t.search("retry")
+    assert names(hits) == ["retry", "retryCount", "RetryEveryTime", "resetTheRuleYard", "unretryable", "rate_entry"]
+    assert [h.tier for h in hits] == [TIER_EXACT, TIER_PREFIX, TIER_PREFIX, TIER_HUMP, TIER_SUBSTRING,
+                                      TIER_SUBSEQUENCE]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    pytest.param("hrp", "HttpRetryPolicy", id="hrp"),
+    pytest.param("gUBI", "get_user_by_id", id="gUBI"),
+    pytest.param("GETUSER", "get_user_by_id", id="case-insensitive"),
+    pytest.param("get_user", "get_user_by_id", id="prefix-with-underscore"),
+    pytest.param("getubi", "get_user_by_id", id="word-then-initials"),
+])
+def test_camel_hump_queries(query: str, expected: str):
+    t = table(("x.py", sym("HttpRetryPolicy", "class")), ("y.py", sym("get_user_by_id")),
+              ("w.py", sym("hair_pin")), ("v.py", sym("gruelling_ubiquity")), ("u.py", sym("g_u_b")))
+    assert names(t.search(query))[0] == expected
+
+
+def test_case_exact_ranks_above_case_folded_in_a_tier():
+    t = table(("a.py", sym("parser")), ("b.py", sym("Parser", "class")))
+    assert names(t.search("Parser")) == ["Parser", "parser"]
+    assert names(t.search("parser")) == ["parser", "Parser"]
+
+
+def test_ties_broken_by_kind_then_path_depth():
+    t = table(
+        ("deep/er/x.py", sym("Config", "class")),
+        ("x.py", sym("Config", "variable")),
+        ("y.py", sym("Config", "class")),
+        ("a/z.py", sym("Config", "function")),
+    )
+    hits = t.search("config")
+    assert [(h.path, h.symbol.kind) for h in hits] == [
+        ("y.py", "class"), ("deep/er/x.py", "class"), ("a/z.py", "function"), ("x.py", "variable")]
+
+
+def test_limit_caps_results_and_keeps_the_best():
+    t = table(*[(f"m{i}.py", sym(f"handler_{i:04d}")) for i in range(2000)], ("h.py", sym("handler")))
+    hits = t.search("handler", limit=10)
+    assert len(hits) == 10
+    assert hits[0].symbol.name == "handler"
+
+
+def test_container_qualified_query():
+    t = table(("a.py", sym("save", "method", "UserRepository")), ("b.py", sym("save", "method", "OrderRepository")))
+    assert [h.symbol.container for h in t.search("userrepo.save")] == ["UserRepository"]
+
+
+def test_updates_are_visible_and_removed_files_vanish():
+    t = table(("a.py", sym("alpha")))
+    t.set_file("b.py", [sym("alphabet")])
+    assert names(t.search("alpha")) == ["alpha", "alphabet"]
+    t.remove_file("a.py")
+    assert names(t.search("alpha")) == ["alphabet"]
+    t.set_file("b.py", [])
+    assert t.search("alpha") == []
+
+
+def test_empty_query_lists_types_first():
+    t = table(("a.py", sym("zeta", "function")), ("b.py", sym("Alpha", "class")), ("c.py", sym("X", "variable")))
+    assert names(t.search("", limit=2)) == ["Alpha", "zeta"]
+
+
+def test_no_match_returns_nothing():
+    t = table(("a.py", sym("alpha")))
+    assert t.search("qqq") == []
