@@ -43,7 +43,6 @@ class Settings:
     exclude: list[str] = attrs.field(factory=list)
     max_file_size: int = attrs.field(default=1 << 20)
     languages: list[str] = attrs.field(factory=list)  # empty: all we know
-    watch: bool = True
     symbols: SymbolSettings = attrs.field(factory=SymbolSettings)
 
     @max_file_size.validator
