@@ -129,3 +129,30 @@ def test_empty_query_lists_types_first():
 def test_no_match_returns_nothing():
     t = table(("a.py", sym("alpha")))
     assert t.search("qqq") == []
+
+
+def test_direct_and_scanning_strategies_agree(monkeypatch: pytest.MonkeyPatch):
+    """Few candidates are checked one by one, many by scanning all names: same answers."""
+    import random
+
+    import sylk.symbol_search as ss
+
+    rng = random.Random(7)
+    words = ["get", "set", "user", "by", "id", "http", "retry", "policy", "test", "parse", "config", "x", "io"]
+    entries = []
+    for n in range(600):
+        parts = rng.sample(words, rng.randint(1, 4))
+        style = rng.choice(["snake", "camel", "pascal"])
+        if style == "snake":
+            name = "_".join(parts)
+        elif style == "camel":
+            name = parts[0] + "".join(p.title() for p in parts[1:])
+        else:
+            name = "".join(p.title() for p in parts)
+        entries.append((f"d{n % 7}/f{n}.py", sym(name, rng.choice(["function", "class", "method"]), line=n)))
+    t = table(*entries)
+    queries = ["gubi", "hrp", "tes", "pc", "io", "uid", "retpol", "xq", "getus", "t", "sgu", "cfg", "ttt"]
+    direct = {q: [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=1000)] for q in queries}
+    monkeypatch.setattr(ss, "DIRECT_MAX", -1)
+    for q in queries:
+        assert [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=1000)] == direct[q], q

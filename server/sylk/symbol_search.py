@@ -21,7 +21,7 @@ import bisect
 import heapq
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 import numpy as np
@@ -36,6 +36,8 @@ KIND_ORDER = {
         "property", "field", "enum_member", "variable", "heading",
     ))
 }
+# Up to this many candidate names are checked one by one rather than by scanning all names.
+DIRECT_MAX = 3000
 TIER_EXACT, TIER_PREFIX, TIER_HUMP, TIER_SUBSTRING, TIER_SUBSEQUENCE = range(5)
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W_]+")
@@ -110,60 +112,131 @@ def hump_match(query: str, words: Sequence[str]) -> int | None:
     return go(0, 0)
 
 
+def _char(ch: str) -> str:
+    return f"\\U{ord(ch):08x}"
+
+
+def _hump_regex(query: str) -> re.Pattern[str]:
+    """Lines of the word blob where ``query`` is successive prefixes of words."""
+    parts = [f"\x01{_char(query[0])}"]
+    for ch in query[1:]:
+        c = _char(ch)
+        # continue the current word, or skip to a later word starting with ch
+        # (whole words at a time: possessive inside a word, lazy across words)
+        parts.append(f"(?:{c}|[^\\n\x01]*+(?:\x01[^\\n\x01]*+)*?\x01{c})")
+    return re.compile("".join(parts))
+
+
+def _subsequence_regex(query: str) -> re.Pattern[str]:
+    """Lines of the name blob holding ``query`` as a subsequence. Possessive steps make
+    each attempt linear; the literal first letter lets the engine skip ahead."""
+    return re.compile(_char(query[0]) + "".join(f"[^\\n{_char(ch)}]*+{_char(ch)}" for ch in query[1:]))
+
+
+def _word_start_subsequence_regex(query: str) -> re.Pattern[str]:
+    """Lines of the word blob where a word starts with query[0], followed by the rest
+    of the query as a subsequence: a cheap superset of the hump matches."""
+    return re.compile(f"\x01{_char(query[0])}" + "".join(f"[^\\n{_char(ch)}]*+{_char(ch)}" for ch in query[1:]))
+
+
+def _line_starts(lines: Sequence[str]) -> np.ndarray:
+    lengths = np.fromiter((len(l) + 1 for l in lines), dtype=np.int64, count=len(lines))
+    return np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(lines) else np.zeros(0, dtype=np.int64)
+
+
 def _is_subsequence(query: str, text: str) -> bool:
     it = iter(text)
     return all(ch in it for ch in query)
 
 
+def static_key(path: str, sym: Symbol) -> int:
+    """Query-independent rank of an entry (lower is better): kind, path depth, name length."""
+    return (KIND_ORDER.get(sym.kind, 99) << 16) | (min(path.count("/"), 255) << 8) | min(len(sym.name), 255)
+
+
 class SymbolTable:
-    """All symbols of a workspace, by file, with a search structure rebuilt lazily."""
+    """All symbols of a workspace, grouped by lower-cased name.
+
+    Groups are maintained as files come and go; the sorted name list and the
+    bit-mask arrays are rebuilt lazily on the next query after a change, which
+    costs time in the number of distinct names, not of symbols.
+    """
 
     def __init__(self) -> None:
-        self._by_path: dict[str, list[Symbol]] = {}
         self._lock = threading.Lock()
-        self._dirty = True
+        self._by_path: dict[str, list[Symbol]] = {}
+        # lower name -> entries (static key, path, symbol)
+        self._groups: dict[str, list[tuple[int, str, Symbol]]] = {}
         self._name_cache: dict[str, _Name] = {}
+        self._count = 0
+        self._dirty = True
         # search structure (rebuilt when dirty)
         self._names: list[str] = []  # distinct lower-case names, sorted
         self._infos: list[_Name] = []
-        self._entries: list[list[tuple[str, Symbol, int]]] = []  # per distinct name, by rank
+        self._entries: list[list[tuple[int, str, Symbol]]] = []
         self._best_rank = np.zeros(0, dtype=np.int64)
-        self._top_cache: list[SymbolHit] | None = None
         self._masks = np.zeros(0, dtype=np.uint64)
         self._initials = np.zeros(0, dtype=np.uint64)
-        self._count = 0
+        self._blob = ""  # the sorted names, one per line
+        self._starts = np.zeros(0, dtype=np.int64)
+        self._wblob = ""  # the same names as \x01-separated words
+        self._wstarts = np.zeros(0, dtype=np.int64)
+        self._by_len = np.zeros(0, dtype=np.int64)  # name indexes, shortest first
+        self._lblob = ""  # names in that order
+        self._lstarts = np.zeros(0, dtype=np.int64)
+        self._top_cache: list[SymbolHit] | None = None
 
     def __len__(self) -> int:
-        return self._count if not self._dirty else sum(len(v) for v in self._by_path.values())
+        return self._count
+
+    def _drop(self, path: str) -> None:
+        old = self._by_path.pop(path, None)
+        if not old:
+            return
+        groups = self._groups
+        for sym in old:
+            lower = sym.name.lower()
+            group = groups.get(lower)
+            if group is None:
+                continue
+            group[:] = [e for e in group if e[1] != path]
+            if not group:
+                del groups[lower]
+        self._count -= len(old)
+        self._dirty = True
+
+    def _add(self, path: str, symbols: Sequence[Symbol]) -> None:
+        if not symbols:
+            return
+        self._by_path[path] = list(symbols)
+        groups = self._groups
+        for sym in symbols:
+            groups.setdefault(sym.name.lower(), []).append((static_key(path, sym), path, sym))
+        self._count += len(symbols)
+        self._dirty = True
 
     def set_file(self, path: str, symbols: Sequence[Symbol]) -> None:
         with self._lock:
-            if symbols:
-                self._by_path[path] = list(symbols)
-            else:
-                self._by_path.pop(path, None)
-            self._dirty = True
+            self._drop(path)
+            self._add(path, symbols)
 
     def remove_file(self, path: str) -> None:
         with self._lock:
-            if self._by_path.pop(path, None) is not None:
-                self._dirty = True
+            self._drop(path)
 
     def replace_all(self, by_path: dict[str, list[Symbol]]) -> None:
         with self._lock:
-            self._by_path = dict(by_path)
+            self._by_path, self._groups, self._count = {}, {}, 0
+            for path, symbols in by_path.items():
+                self._add(path, symbols)
             self._dirty = True
 
     def files(self) -> Iterable[str]:
-        return list(self._by_path)
+        with self._lock:
+            return list(self._by_path)
 
     def _rebuild(self) -> None:
-        groups: dict[str, list[tuple[str, Symbol]]] = {}
-        count = 0
-        for path, syms in self._by_path.items():
-            for s in syms:
-                groups.setdefault(s.name.lower(), []).append((path, s))
-                count += 1
+        groups = self._groups
         names = sorted(groups)
         cache = self._name_cache
         infos = []
@@ -171,40 +244,132 @@ class SymbolTable:
             info = cache.get(n)
             if info is None:
                 # words of the original spelling carry the humps
-                original = groups[n][0][1].name
+                original = groups[n][0][2].name
                 info = cache[n] = _name_info([w.lower() for w in split_words(original)] or [n], n)
             infos.append(info)
-        if len(cache) > 4 * len(names) + 10000:
+        if len(cache) > 2 * len(names) + 10000:
             self._name_cache = {i.lower: i for i in infos}
-        # one static rank per entry: kind, path depth, name length, path, line
-        order = sorted(
-            ((KIND_ORDER.get(s.kind, 99), p.count("/"), len(s.name), p, s.range[0], gi, k)
-             for gi, n in enumerate(names) for k, (p, s) in enumerate(groups[n])),
-        )
-        ranked: list[list[tuple[str, Symbol, int]]] = [[] for _ in names]
-        best = np.empty(len(names), dtype=np.int64)
-        for rank, (*_k, gi, k) in enumerate(order):
-            p, s = groups[names[gi]][k]
-            if not ranked[gi]:
-                best[gi] = rank
-            ranked[gi].append((p, s, rank))
+        entries = [groups[n] for n in names]
         self._names = names
         self._infos = infos
-        self._entries = ranked
-        self._best_rank = best
-        self._top_cache = None
+        self._entries = entries
+        self._best_rank = np.fromiter((min(e[0] for e in g) for g in entries), dtype=np.int64, count=len(entries))
         self._masks = np.fromiter((i.mask for i in infos), dtype=np.uint64, count=len(infos))
         self._initials = np.fromiter((i.initials for i in infos), dtype=np.uint64, count=len(infos))
-        self._count = count
+        self._blob = "\n".join(names)
+        self._starts = _line_starts(names)
+        word_lines = ["\x01" + "\x01".join(i.words) for i in infos]
+        self._wblob = "\n".join(word_lines)
+        self._wstarts = _line_starts(word_lines)
+        self._by_len = np.array(sorted(range(len(names)), key=lambda i: (len(names[i]), names[i])), dtype=np.int64)
+        by_len_lines = [names[i] for i in self._by_len.tolist()]
+        self._lblob = "\n".join(by_len_lines)
+        self._lstarts = _line_starts(by_len_lines)
+        self._top_cache = None
         self._dirty = False
+
+    def _lower_tiers(self, q: str, lo: int, hi: int, need: int, add: Callable[[int, int, int], None]) -> None:
+        """Camel-hump, substring and subsequence matches, each tier only if the ones
+        above left room. Names in ``[lo, hi)`` (exact/prefix matches) are skipped."""
+        names, infos = self._names, self._infos
+        hq = _SEPARATORS.sub("", q) or q
+        found = 0
+        # A letter-mask filter first: long queries leave few names, checked one by one.
+        qmask = np.uint64(_mask(q) | _mask(hq))
+        cand = np.flatnonzero((self._masks & qmask) == qmask)
+        if len(cand) <= DIRECT_MAX:
+            rest = [i for i in cand.tolist() if not lo <= i < hi]
+            first = 1 << (ord(hq[0]) & 63)
+            later = []
+            for i in rest:
+                skipped = hump_match(hq, infos[i].words) if infos[i].initials & first else None
+                if skipped is not None:
+                    add(i, TIER_HUMP, skipped)
+                    found += 1
+                else:
+                    later.append(i)
+            if found >= need:
+                return
+            subseq = _subsequence_regex(q)
+            last = []
+            for i in later:
+                at = names[i].find(q)
+                if at >= 0:
+                    add(i, TIER_SUBSTRING, at)
+                    found += 1
+                else:
+                    last.append(i)
+            if found >= need:
+                return
+            for i in last:
+                if subseq.search(names[i]):
+                    add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
+            return
+        # Many names: scan the blobs. A hump match starts a word with the query's first
+        # letter and holds the rest as a subsequence (a linear test over the names
+        # written as words, ``\x01http\x01retry``); survivors are checked exactly,
+        # or, when there are many, the exact hump regex runs instead.
+        hump_lines = self._lines_matching(_word_start_subsequence_regex(hq), self._wblob, self._wstarts)
+        if len(hump_lines) > DIRECT_MAX:
+            hump_lines = self._lines_matching(_hump_regex(hq), self._wblob, self._wstarts)
+        seen: set[int] = set()
+        for i in hump_lines:
+            if lo <= i < hi:
+                continue
+            skipped = hump_match(hq, infos[i].words)
+            if skipped is not None:
+                add(i, TIER_HUMP, skipped)
+                seen.add(i)
+        if len(seen) >= need:
+            return
+        blob, starts = self._blob, self._starts
+        subs: dict[int, int] = {}
+        pos = blob.find(q)
+        while pos != -1:
+            i = int(np.searchsorted(starts, pos, side="right")) - 1
+            if not (lo <= i < hi) and i not in seen and i not in subs:
+                subs[i] = pos - int(starts[i])
+            pos = blob.find(q, pos + 1)
+        for i, at in subs.items():
+            add(i, TIER_SUBSTRING, at)
+        seen.update(subs)
+        if len(seen) >= need:
+            return
+        for i in self._subsequence_shortest_first(q, need - len(seen), seen, lo, hi):
+            add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
+
+    def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int) -> list[int]:
+        """Names holding ``q`` as a subsequence, shortest first (the tier's order), stopping
+        once ``need`` are found and no name of the same length remains."""
+        order, starts = self._by_len, self._lstarts
+        found: list[int] = []
+        cutoff = None
+        names = self._names
+        for m in _subsequence_regex(q).finditer(self._lblob):
+            line = int(np.searchsorted(starts, m.start(), side="right")) - 1
+            i = int(order[line])
+            if cutoff is not None and len(names[i]) > cutoff:
+                break
+            if (lo <= i < hi) or i in seen or (found and found[-1] == i):
+                continue
+            found.append(i)
+            if cutoff is None and len(found) >= need:
+                cutoff = len(names[i])
+        return found
+
+    @staticmethod
+    def _lines_matching(rx: re.Pattern[str], blob: str, starts: np.ndarray) -> list[int]:
+        offsets = np.fromiter((m.start() for m in rx.finditer(blob)), dtype=np.int64)
+        if not len(offsets):
+            return []
+        return np.unique(np.searchsorted(starts, offsets, side="right") - 1).tolist()
 
     def search(self, query: str, limit: int = 100) -> list[SymbolHit]:
         query = query.strip()
         with self._lock:
             if self._dirty:
                 self._rebuild()
-            names, infos, entries = self._names, self._infos, self._entries
-            masks, initials, best_rank = self._masks, self._initials, self._best_rank
+            names, entries, best_rank = self._names, self._entries, self._best_rank
         if limit <= 0:
             return []
         if not query:
@@ -217,11 +382,11 @@ class SymbolTable:
         scored: list[tuple[tuple, str, Symbol, int]] = []
 
         def add(idx: int, tier: int, sub: int) -> None:
-            for path, sym, rank in entries[idx]:
+            for rank, path, sym in entries[idx]:
                 if container_q and not _is_subsequence(container_q, sym.container.lower()):
                     continue
                 case = 0 if query in sym.name else 1
-                scored.append(((tier, sub, case, rank), path, sym, tier))
+                scored.append(((tier, sub, case, rank, path, sym.range[0]), path, sym, tier))
 
         # exact and prefix: a contiguous run of the sorted names; when it is long,
         # only the names holding the best-ranked entries can make the cut.
@@ -234,31 +399,7 @@ class SymbolTable:
         for i in run:
             add(i, TIER_EXACT if names[i] == q else TIER_PREFIX, 0)
         if len(scored) < limit:
-            qmask = np.uint64(_mask(q))
-            cand = np.flatnonzero((masks & qmask) == qmask)
-            cand = cand[(cand < lo) | (cand >= hi)]
-            rx = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
-            subseq = [i for i in cand.tolist() if rx.search(names[i])]
-            hq = _SEPARATORS.sub("", q) or q
-            first = 1 << (ord(hq[0]) & 63)
-            rest = []
-            for i in subseq:
-                skipped = hump_match(hq, infos[i].words) if infos[i].initials & first else None
-                if skipped is not None:
-                    add(i, TIER_HUMP, skipped)
-                else:
-                    rest.append(i)
-            if len(scored) < limit:
-                later = []
-                for i in rest:
-                    pos = names[i].find(q)
-                    if pos >= 0:
-                        add(i, TIER_SUBSTRING, pos)
-                    else:
-                        later.append(i)
-                if len(scored) < limit:
-                    for i in later:
-                        add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
+            self._lower_tiers(q, lo, hi, limit - len(scored), add)
         top_scored = heapq.nsmallest(limit, scored, key=lambda t: t[0])
         return [SymbolHit(path, sym, tier) for _key, path, sym, tier in top_scored]
 
@@ -266,7 +407,7 @@ class SymbolTable:
         # Empty query: the best-ranked symbols overall (types, then functions, shallow paths).
         with self._lock:
             if self._top_cache is None or len(self._top_cache) < limit:
-                flat = [(rank, path, sym) for group in self._entries for path, sym, rank in group]
+                flat = [(rank, path, sym.range[0], sym) for group in self._entries for rank, path, sym in group]
                 self._top_cache = [SymbolHit(p, s, TIER_SUBSEQUENCE)
-                                   for _r, p, s in heapq.nsmallest(max(limit, 200), flat, key=lambda t: t[0])]
+                                   for _r, p, _l, s in heapq.nsmallest(max(limit, 200), flat, key=lambda t: t[:3])]
             return self._top_cache[:limit]
