@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sylk.lexical import LexicalIndex, code_words
+from sylk.lexical import LexicalIndex, code_words, name_words
 from sylk.symbols import Symbol
 
 
@@ -31,8 +31,9 @@ def index(tmp_path: Path) -> LexicalIndex:
         "d.c": "int utf8_decode(char *s);  int sha256Sum;",
     }
     for path, text in docs.items():
-        lx.add_file(path, None, code_words(text), text.count("\n") + 1, [])
-    lx.add_file("e.py", "python", "", 1, [Symbol("HttpRetryPolicy", "class", "", (0, 0, 1, 0), (0, 6, 0, 21))])
+        lx.add_file(path, None, code_words(text), text.count("\n") + 1, [], "")
+    symbols = [Symbol("HttpRetryPolicy", "class", "", (0, 0, 1, 0), (0, 6, 0, 21))]
+    lx.add_file("e.py", "python", "", 1, [s.name for s in symbols], name_words(symbols))
     lx.commit()
     yield lx
     lx.close()

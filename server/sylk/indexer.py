@@ -27,12 +27,12 @@ import attrs
 from . import scan, symbols as symbols_mod
 from .config import Settings, index_dir_for
 from .languages import language_for_path
-from .lexical import LexicalIndex, LexicalIndexLocked, code_words
-from .manifest import FileRecord, Manifest
+from .lexical import LexicalIndex, LexicalIndexLocked, code_words_utf8, name_words
+from .manifest import FileRecord, Manifest, encode_symbols
 from .symbol_search import SymbolHit, SymbolTable
 from .symbols import Symbol
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 META_FILE = "sylk-index.json"
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 48
@@ -87,6 +87,8 @@ class Parsed:
     words: str = ""  # the text through lexical.code_words
     lines: int = 0
     symbols: tuple[Symbol, ...] = ()
+    symbol_data: str = "[]"  # manifest.encode_symbols(symbols)
+    names_words: str = ""  # lexical.name_words(symbols)
     replaced: bool = False
     skip: str | None = None  # reason, if skipped
     unchanged: bool = False  # content hash equals the manifest's
@@ -110,8 +112,8 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
             syms = tuple(symbols_mod.extract(src.data, lang))
         except Exception:  # a grammar failure costs the symbols, not the text
             syms = ()
-    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, code_words(src.text),
-                  src.text.count("\n") + 1, syms, src.replaced)
+    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, code_words_utf8(src.data),
+                  src.text.count("\n") + 1, syms, encode_symbols(syms), name_words(syms), src.replaced)
 
 
 def _parse_batch(root: str, batch: Sequence[tuple[scan.FileEntry, str | None]], max_size: int,
@@ -123,18 +125,21 @@ class Workspace:
     """One workspace root and its index folder."""
 
     def __init__(self, root: Path, settings: Settings | None = None, *, writable: bool = True,
-                 wait_for_lock: bool = False) -> None:
+                 load_symbols: bool = False) -> None:
         self.root = root.resolve()
         self.settings = settings or Settings()
         self.index_dir = index_dir_for(self.root, self.settings)
-        self.table = SymbolTable()
+        # The in-memory symbol table, loaded from the manifest on first use (or at
+        # open with load_symbols=True) and kept current by indexing from then on.
+        self._table: SymbolTable | None = None
         self._index_lock = threading.Lock()
         self.read_only_reason: str | None = None
         self._ignore: scan.IgnoreMatcher | None = None
-        self._open(writable)
+        self._table_lock = threading.Lock()
+        self._open(writable, load_symbols)
 
     # opening ------------------------------------------------------------
-    def _open(self, writable: bool) -> None:
+    def _open(self, writable: bool, load_symbols: bool) -> None:
         try:
             self.index_dir.mkdir(parents=True, exist_ok=True)
             probe = self.index_dir / ".write-test"
@@ -149,7 +154,8 @@ class Workspace:
         except LexicalIndexLocked:
             self.lexical = LexicalIndex(self.index_dir / "tantivy", writable=False)
             self.read_only_reason = "another Sylk process is indexing this workspace; serving its index read-only"
-        self.table.replace_all(self.manifest.symbols_by_path())
+        if load_symbols:
+            self._load_table()
 
     def _check_version(self) -> str | None:
         meta_path = self.index_dir / META_FILE
@@ -174,6 +180,26 @@ class Workspace:
             tmp.write_text(json.dumps({"schema": SCHEMA_VERSION, "root": str(self.root)}), encoding="utf-8")
             os.replace(tmp, meta_path)
         return reason
+
+    def _load_table(self) -> SymbolTable:
+        with self._table_lock:
+            if self._table is None:
+                table = SymbolTable()
+                table.replace_all(self.manifest.symbols_by_path())
+                self._table = table
+            return self._table
+
+    @property
+    def table(self) -> SymbolTable:
+        return self._table if self._table is not None else self._load_table()
+
+    def _table_set(self, rel: str, symbols: Sequence[Symbol]) -> None:
+        if self._table is not None:
+            self._table.set_file(rel, symbols)
+
+    def _table_remove(self, rel: str) -> None:
+        if self._table is not None:
+            self._table.remove_file(rel)
 
     @property
     def writable(self) -> bool:
@@ -217,10 +243,10 @@ class Workspace:
         if deleted:
             self.lexical.delete_paths(deleted)
             for p in deleted:
-                self.table.remove_file(p)
+                self._table_remove(p)
             report.deleted = len(deleted)
 
-        pending: list[tuple[FileRecord, list[Symbol]]] = []
+        pending: list[tuple[FileRecord, str]] = []
         pending_skips: list[tuple[str, str]] = []
         pending_deletes: list[str] = list(deleted)
         pending_touches: list[tuple[str, int, int]] = []
@@ -245,7 +271,7 @@ class Workspace:
                 pending_skips.append((parsed.rel, parsed.skip))
                 if rec is not None:  # it was indexed before: it leaves the index
                     self.lexical.delete_paths([parsed.rel])
-                    self.table.remove_file(parsed.rel)
+                    self._table_remove(parsed.rel)
                     pending_deletes.append(parsed.rel)
             elif parsed.unchanged:
                 assert rec is not None
@@ -257,13 +283,14 @@ class Workspace:
                     report.changed += 1
                 else:
                     report.added += 1
-                self.lexical.add_file(parsed.rel, parsed.language, parsed.words, parsed.lines, parsed.symbols)
-                self.table.set_file(parsed.rel, parsed.symbols)
+                self.lexical.add_file(parsed.rel, parsed.language, parsed.words, parsed.lines,
+                                      [s.name for s in parsed.symbols], parsed.names_words)
+                self._table_set(parsed.rel, parsed.symbols)
                 if parsed.replaced:
                     report.replaced_utf8 += 1
                 pending.append((FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,
                                            parsed.language, len(parsed.symbols), parsed.replaced),
-                                list(parsed.symbols)))
+                                parsed.symbol_data))
             if done % 64 == 0 or done == total:
                 progress(Progress("index", done, total, f"{done}/{total} files"))
             if time.monotonic() - last_commit > COMMIT_EVERY_S:
@@ -293,11 +320,10 @@ class Workspace:
                     return
                 yield parse_file(root, entry, known_hash, max_size, languages)
             return
-        # Interleave big and small files so batches cost about the same.
-        batches: list[list[tuple[scan.FileEntry, str | None]]] = []
+        # Largest files first, so the last batches are small and both workers finish together.
+        todo = sorted(todo, key=lambda t: -t[0].size)
         size = 16
-        for i in range(0, len(todo), size):
-            batches.append(todo[i:i + size])
+        batches = [todo[i:i + size] for i in range(0, len(todo), size)]
         ctx = multiprocessing.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             futures = [pool.submit(_parse_batch, root, b, max_size, languages) for b in batches]
@@ -315,7 +341,10 @@ class Workspace:
         t0 = time.perf_counter()
         report = IndexReport()
         known = self.manifest.files()
-        upserts, deletes, skips = [], [], []
+        upserts: list[tuple[FileRecord, str]] = []
+        deletes: list[str] = []
+        skips: list[tuple[str, str]] = []
+        tables: list[tuple[str, tuple[Symbol, ...]]] = []
         with self._index_lock:
             for rel in rels:
                 path = self.root / rel
@@ -333,17 +362,19 @@ class Workspace:
                     deletes.append(rel)
                     report.skipped[parsed.skip] += 1
                     continue
-                self.lexical.add_file(rel, parsed.language, parsed.words, parsed.lines, parsed.symbols)
+                self.lexical.add_file(rel, parsed.language, parsed.words, parsed.lines,
+                                      [s.name for s in parsed.symbols], parsed.names_words)
                 upserts.append((FileRecord(rel, parsed.hash, parsed.size, parsed.mtime_ns, parsed.language,
-                                           len(parsed.symbols), parsed.replaced), list(parsed.symbols)))
+                                           len(parsed.symbols), parsed.replaced), parsed.symbol_data))
+                tables.append((rel, parsed.symbols))
                 report.changed += 1
             self.lexical.delete_paths(deletes)
             self.lexical.commit()
             self.manifest.apply(upserts, deletes, skips)
-            for rec, syms in upserts:
-                self.table.set_file(rec.path, syms)
+            for rel, syms in tables:
+                self._table_set(rel, syms)
             for rel in deletes:
-                self.table.remove_file(rel)
+                self._table_remove(rel)
         report.deleted = len(deletes)
         report.seconds = time.perf_counter() - t0
         return report
@@ -365,7 +396,7 @@ class Workspace:
             if lang is None:
                 return []
             return symbols_mod.extract(text.encode("utf-8", "surrogatepass"), lang)
-        return [s for _p, s in self.manifest.iter_symbols(rel)]
+        return self.manifest.file_symbols(rel)
 
     def status(self) -> dict:
         counts = self.manifest.counts()

@@ -1,10 +1,9 @@
 """The lexical index: Tantivy on disk.
 
-Two kinds of documents share one index, told apart by ``doc_type``:
-
-* ``file``   one per indexed file: its full text;
-* ``symbol`` one per definition: name, words of the name, kind, container,
-  signature and doc, with its line range.
+One document per indexed file (``doc_type`` ``file``; later kinds of documents
+share the index): its full text and the names of the symbols it defines, whole
+(``name``) and as words (``name_words``), so a file defining a name ranks above
+one that merely mentions it. Per-symbol details live in the manifest.
 
 Code-aware tokens: text is split into words at camelCase, PascalCase,
 snake_case, kebab-case and digit boundaries (``getHTTPResponse2`` -> ``get HTTP
@@ -21,12 +20,12 @@ manifest keeps. Custom tokenizers are not stored in the index, so
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import attrs
+import numpy as np
 import tantivy
 
 from .symbol_search import split_words
@@ -35,14 +34,33 @@ from .symbols import Symbol
 WORDS = "sylk_words"
 LOWER = "sylk_lower"
 MAX_TOKEN = 64
-# A space goes after each character that ends a word inside an identifier.
-_BOUNDARY = re.compile(r"[a-z](?=[A-Z])|[A-Z](?=[A-Z][a-z])|[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
+
+
+def code_words_utf8(data: bytes) -> str:
+    """``data`` (UTF-8) with a space after each character that ends a word inside an
+    identifier: lower->Upper (``getUser``), an acronym before a word (``HTTPServer``)
+    and letter<->digit (``utf8``). Underscores and dashes already separate words for
+    the tokenizer. Vectorised over the bytes: only ASCII letters and digits decide,
+    so a multi-byte UTF-8 sequence is never split."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    if a.size < 2:
+        return data.decode("utf-8", "replace")
+    low = (a >= 97) & (a <= 122)
+    up = (a >= 65) & (a <= 90)
+    dig = (a >= 48) & (a <= 57)
+    alpha = low | up
+    after = np.zeros(a.size, dtype=bool)
+    after[:-1] = (low[:-1] & up[1:]) | (alpha[:-1] & dig[1:]) | (dig[:-1] & alpha[1:])
+    after[:-2] |= up[:-2] & up[1:-1] & low[2:]
+    idx = np.flatnonzero(after)
+    if not idx.size:
+        return data.decode("utf-8", "replace")
+    return np.insert(a, idx + 1, 32).tobytes().decode("utf-8", "replace")
 
 
 def code_words(text: str) -> str:
-    """Separate the words inside identifiers with spaces (underscores and dashes
-    already separate words for the tokenizer)."""
-    return _BOUNDARY.sub(r"\g<0> ", text)
+    """``code_words_utf8`` for a str (queries, short texts)."""
+    return code_words_utf8(text.encode("utf-8", "surrogatepass"))
 
 
 def _register(index: tantivy.Index) -> None:
@@ -60,16 +78,16 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("path", stored=True, tokenizer_name="raw", fast=True)
     sb.add_text_field("doc_type", stored=True, tokenizer_name="raw", fast=True)
     sb.add_text_field("language", stored=True, tokenizer_name="raw", fast=True)
-    sb.add_text_field("kind", stored=True, tokenizer_name="raw", fast=True)
-    sb.add_text_field("name", stored=True, tokenizer_name=LOWER)
+    sb.add_text_field("name", stored=False, tokenizer_name=LOWER)
     sb.add_text_field("name_words", stored=False, tokenizer_name=WORDS)
-    sb.add_text_field("container", stored=True, tokenizer_name=WORDS)
-    sb.add_text_field("signature", stored=True, tokenizer_name=WORDS)
-    sb.add_text_field("doc", stored=True, tokenizer_name=WORDS)
     sb.add_text_field("content", stored=False, tokenizer_name=WORDS)
-    sb.add_integer_field("line", stored=True, indexed=True)
-    sb.add_integer_field("end_line", stored=True)
+    sb.add_integer_field("lines", stored=True)
     return sb.build()
+
+
+def name_words(symbols: Sequence[Symbol]) -> str:
+    """The words of all symbol names of a file, for the ``name_words`` field."""
+    return " ".join(" ".join(split_words(s.name)) for s in symbols)
 
 
 class LexicalIndexLocked(RuntimeError):
@@ -80,8 +98,6 @@ class LexicalIndexLocked(RuntimeError):
 class TextHit:
     path: str
     doc_type: str
-    name: str
-    line: int
     score: float
 
 
@@ -129,22 +145,15 @@ class LexicalIndex:
                 w.delete_documents_by_term("path", p)
 
     def add_file(self, path: str, language: str | None, words: str, lines: int,
-                 symbols: Sequence[Symbol]) -> None:
-        """Add one file (``words``: its text through ``code_words``) and its symbols;
-        call delete_paths first for a re-index."""
-        lang = language or "text"
+                 names: Sequence[str], names_words: str) -> None:
+        """Add one file: ``words`` is its text through ``code_words``, ``names`` the
+        names of its symbols and ``names_words`` their words (``name_words``).
+        Call delete_paths first when re-indexing."""
         with self._lock:
-            w = self._w()
-            w.add_document(tantivy.Document(
-                path=path, doc_type="file", language=lang, content=words, line=0, end_line=lines,
+            self._w().add_document(tantivy.Document(
+                path=path, doc_type="file", language=language or "text", content=words, lines=lines,
+                name=list(names), name_words=names_words,
             ))
-            for s in symbols:
-                w.add_document(tantivy.Document(
-                    path=path, doc_type="symbol", language=lang, kind=s.kind, name=s.name,
-                    name_words=" ".join(split_words(s.name)), container=s.container,
-                    signature=s.signature, doc=s.doc,
-                    line=s.range[0], end_line=s.range[2],
-                ))
 
     def commit(self) -> None:
         with self._lock:
@@ -159,10 +168,10 @@ class LexicalIndex:
         return self.index.searcher().num_docs
 
     def search_text(self, text: str, limit: int = 20, doc_type: str | None = None) -> list[TextHit]:
-        """Plain BM25 over names, words of names, docs and contents (user syntax tolerated)."""
-        fields = ["name", "name_words", "signature", "doc", "content"]
+        """Plain BM25 over symbol names, their words and contents (user query syntax tolerated)."""
+        fields = ["name", "name_words", "content"]
         query, _errors = self.index.parse_query_lenient(
-            code_words(text), fields, field_boosts={"name": 4.0, "name_words": 2.0, "signature": 1.5})
+            code_words(text), fields, field_boosts={"name": 4.0, "name_words": 2.0})
         if doc_type is not None:
             query = tantivy.Query.boolean_query([
                 (tantivy.Occur.Must, query),
@@ -172,8 +181,7 @@ class LexicalIndex:
         out = []
         for score, addr in searcher.search(query, limit).hits:
             d = searcher.doc(addr)
-            out.append(TextHit(d.get_first("path"), d.get_first("doc_type"), d.get_first("name") or "",
-                               d.get_first("line") or 0, score))
+            out.append(TextHit(d.get_first("path"), d.get_first("doc_type"), score))
         return out
 
     def size_bytes(self) -> int:

@@ -7,10 +7,11 @@ whose row is missing or stale is simply indexed again on the next run.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import attrs
@@ -27,19 +28,10 @@ CREATE TABLE IF NOT EXISTS files (
     lang TEXT,
     symbols INTEGER NOT NULL DEFAULT 0,
     replaced INTEGER NOT NULL DEFAULT 0,
-    indexed_at REAL NOT NULL
+    indexed_at REAL NOT NULL,
+    -- the file's symbols, encode_symbols(): one row per file keeps writes and loads cheap
+    symbol_data TEXT NOT NULL DEFAULT '[]'
 );
-CREATE TABLE IF NOT EXISTS symbols (
-    path TEXT NOT NULL,
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    container TEXT NOT NULL,
-    sl INTEGER, sc INTEGER, el INTEGER, ec INTEGER,
-    nsl INTEGER, nsc INTEGER, nel INTEGER, nec INTEGER,
-    signature TEXT NOT NULL,
-    doc TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 """
 
@@ -53,6 +45,17 @@ class FileRecord:
     lang: str | None
     symbols: int = 0
     replaced: bool = False
+
+
+def encode_symbols(symbols: Sequence[Symbol]) -> str:
+    """A file's symbols as compact JSON (done in the parsing workers)."""
+    return json.dumps([[s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc]
+                       for s in symbols], ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_symbols(data: str) -> list[Symbol]:
+    return [Symbol(r[0], r[1], r[2], (r[3], r[4], r[5], r[6]), (r[7], r[8], r[9], r[10]), r[11], r[12])
+            for r in json.loads(data)]
 
 
 class Manifest:
@@ -85,30 +88,24 @@ class Manifest:
                 "SELECT path, hash, size, mtime_ns, lang, symbols, replaced FROM files").fetchall()
         return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
 
-    def apply(self, upserts: Iterable[tuple[FileRecord, list[Symbol]]], deletes: Iterable[str],
+    def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
               skipped: Iterable[tuple[str, str]] = (),
               touches: Iterable[tuple[str, int, int]] = ()) -> None:
-        """One transaction: replace files (with their symbols), delete files, note skips,
+        """One transaction: replace files (with their encoded symbols), delete files, note skips,
         and record new (size, mtime) of files whose content did not change."""
         now = time.time()
         with self._lock:
             db = self._db
             db.execute("BEGIN")
             try:
-                for path in deletes:
-                    db.execute("DELETE FROM files WHERE path=?", (path,))
-                    db.execute("DELETE FROM symbols WHERE path=?", (path,))
-                    db.execute("DELETE FROM skipped WHERE path=?", (path,))
-                for rec, syms in upserts:
-                    db.execute("DELETE FROM symbols WHERE path=?", (rec.path,))
-                    db.execute("DELETE FROM skipped WHERE path=?", (rec.path,))
-                    db.execute(
-                        "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?)",
-                        (rec.path, rec.hash, rec.size, rec.mtime_ns, rec.lang, len(syms), int(rec.replaced), now))
-                    db.executemany(
-                        "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        ((rec.path, s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc)
-                         for s in syms))
+                db.executemany("DELETE FROM files WHERE path=?", ((p,) for p in deletes))
+                db.executemany("DELETE FROM skipped WHERE path=?", ((p,) for p in deletes))
+                upserts = list(upserts)
+                db.executemany("DELETE FROM skipped WHERE path=?", ((r.path,) for r, _d in upserts))
+                db.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
+                    ((r.path, r.hash, r.size, r.mtime_ns, r.lang, r.symbols, int(r.replaced), now, data)
+                     for r, data in upserts))
                 db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
                                ((size, mtime, path) for path, size, mtime in touches))
                 for path, reason in skipped:
@@ -131,26 +128,19 @@ class Manifest:
 
     # symbols ----------------------------------------------------------
     def symbols_by_path(self) -> dict[str, list[Symbol]]:
-        out: dict[str, list[Symbol]] = {}
-        for path, sym in self.iter_symbols():
-            out.setdefault(path, []).append(sym)
-        return out
-
-    def iter_symbols(self, path: str | None = None) -> Iterator[tuple[str, Symbol]]:
-        sql = "SELECT path, name, kind, container, sl, sc, el, ec, nsl, nsc, nel, nec, signature, doc FROM symbols"
-        args: tuple = ()
-        if path is not None:
-            sql += " WHERE path=?"
-            args = (path,)
         with self._lock:
-            rows = self._db.execute(sql + " ORDER BY rowid", args).fetchall()
-        for r in rows:
-            yield r[0], Symbol(r[1], r[2], r[3], (r[4], r[5], r[6], r[7]), (r[8], r[9], r[10], r[11]), r[12], r[13])
+            rows = self._db.execute("SELECT path, symbol_data FROM files WHERE symbols > 0").fetchall()
+        return {path: decode_symbols(data) for path, data in rows}
+
+    def file_symbols(self, path: str) -> list[Symbol]:
+        with self._lock:
+            row = self._db.execute("SELECT symbol_data FROM files WHERE path=?", (path,)).fetchone()
+        return decode_symbols(row[0]) if row else []
 
     def counts(self) -> dict[str, int]:
         with self._lock:
             files = self._db.execute("SELECT count(*) FROM files").fetchone()[0]
-            symbols = self._db.execute("SELECT count(*) FROM symbols").fetchone()[0]
+            symbols = self._db.execute("SELECT coalesce(sum(symbols), 0) FROM files").fetchone()[0]
         return {"files": files, "symbols": symbols}
 
     def languages(self) -> list[tuple[str, int, int]]:

@@ -164,7 +164,7 @@ class SylkServer(LanguageServer):
     def _open_engine(self) -> Workspace | None:
         assert self.root is not None
         try:
-            ws = Workspace(self.root, self.settings)
+            ws = Workspace(self.root, self.settings, load_symbols=True)
         except IndexError_ as exc:
             self.message(f"{exc}; workspace symbols are unavailable", types.MessageType.Error)
             return None
