@@ -231,3 +231,33 @@ async def test_did_change_configuration_applies_new_limit(workspace: Path, _isol
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_workspace_symbol_answers_during_the_first_index(tmp_path: Path, _isolated_index: Path):
+    """A query sent while the initial index runs is answered at once (with what is
+    indexed so far), not held until indexing ends."""
+    root = tmp_path / "big"
+    for d in range(30):
+        pkg = root / f"pkg{d}"
+        pkg.mkdir(parents=True)
+        for f in range(100):
+            body = "\n\n".join(f"def func_{d}_{f}_{k}(x):\n    return x + {k}\n" for k in range(30))
+            (pkg / f"mod{f}.py").write_text(body)
+    client = await start(root, _isolated_index, "visual-studio-code")
+    try:
+        answers = []
+        while not any(isinstance(v, types.WorkDoneProgressEnd)
+                      for vs in client.progress_reports.values() for v in vs):
+            found = await asyncio.wait_for(symbols(client, "func"), TIMEOUT)
+            ended = any(isinstance(v, types.WorkDoneProgressEnd) for vs in client.progress_reports.values() for v in vs)
+            answers.append((len(found), ended))
+        answered_during = [n for n, ended in answers if not ended]
+        assert answered_during, "no query was answered before indexing ended"
+        # what was indexed so far is served: some answers before the end already had hits
+        assert any(n > 0 for n in answered_during), answers
+        end = await wait_for_progress_end(client)
+        assert "3000 files" in (end.message or "")
+        assert len(await symbols(client, "func_29_99_29")) >= 1
+    finally:
+        await client.shutdown_session()
+        await client.stop()
