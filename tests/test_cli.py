@@ -96,3 +96,32 @@ def test_unwritable_index_folder(workspace: Path, tmp_path: Path):
     assert r.returncode == 1
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("sylk: error: cannot write the index folder")
+
+
+def test_index_draws_a_progress_bar_on_a_terminal(workspace: Path):
+    import pty
+
+    out = bytearray()
+
+    def read(fd: int) -> bytes:
+        data = os.read(fd, 4096)
+        out.extend(data)
+        return data
+
+    pid, fd = pty.fork()
+    if pid == 0:  # child: stdout and stderr are the terminal
+        os.execv(sys.executable, [sys.executable, "-m", "sylk.cli", "index", str(workspace)])
+    try:
+        while True:
+            try:
+                if not read(fd):
+                    break
+            except OSError:
+                break
+    finally:
+        _, status = os.waitpid(pid, 0)
+    text = out.decode("utf-8", "replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "\r\x1b[K" in text                     # the bar redraws in place
+    assert "16/16 files 100%" in text
+    assert text.rstrip().endswith("0 deleted, 0 unchanged")  # then the summary line
