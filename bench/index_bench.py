@@ -1,0 +1,223 @@
+"""Indexing speed and memory of ``sylk index`` against universal-ctags (run by hand).
+
+    python bench/index_bench.py [--corpus stdlib|go|PATH ...] [--runs 3] [--no-recall]
+
+For each corpus, ``--runs`` times and interleaved (so both tools see the same
+machine load): a cold ``sylk index`` in a subprocess with a fresh SYLK_INDEX_DIR,
+a warm re-run on that index (nothing changed), and ``ctags -R -f TMP DIR``. Prints
+median and min of each, files/s and symbols/s, the index size on disk, peak RSS
+of the main process and of the largest parser worker, the ratio sylk/ctags (the
+baseline, measured in the same run), a PASS/MISS line against the target, and the
+definition recall per language from bench/recall.py on the same corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpora  # noqa: E402
+
+# target: a cold index of the stdlib within this many times ctags' own time
+CTAGS_FACTOR_TARGET = 5.0
+SUMMARY = re.compile(r"(\d+) files, (\d+) symbols indexed in ([\d.]+)s")
+
+
+class TreeMemory:
+    """Peak RSS of a process and its descendants, from /proc (VmHWM per process,
+    plus the largest sum of VmRSS seen across the tree), sampled every 20 ms."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.hwm: dict[int, int] = {}  # pid -> peak RSS, bytes
+        self.peak_sum = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _children(pid: int) -> list[int]:
+        out = []
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    out.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+        return out
+
+    @staticmethod
+    def _status(pid: int) -> tuple[int, int]:
+        hwm = rss = 0
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        hwm = int(line.split()[1]) * 1024
+                    elif line.startswith("VmRSS:"):
+                        rss = int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return hwm, rss
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            todo, total = [self.pid], 0
+            while todo:
+                p = todo.pop()
+                hwm, rss = self._status(p)
+                if hwm:
+                    self.hwm[p] = max(self.hwm.get(p, 0), hwm)
+                total += rss
+                todo.extend(self._children(p))
+            self.peak_sum = max(self.peak_sum, total)
+            self._stop.wait(0.02)
+
+    def stop(self) -> tuple[int, int, int]:
+        """(main process peak, largest child peak, peak of the tree's summed RSS)."""
+        self._stop.set()
+        self._thread.join()
+        main = self.hwm.get(self.pid, 0)
+        kids = max((v for p, v in self.hwm.items() if p != self.pid), default=0)
+        return main, kids, self.peak_sum
+
+
+def run_sylk(root: Path, index_dir: Path, workers: int | None) -> dict:
+    env = dict(os.environ, SYLK_INDEX_DIR=str(index_dir))
+    env["PYTHONPATH"] = str(corpora.SERVER) + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, "-m", "sylk.cli", "index", str(root)]
+    if workers is not None:
+        cmd += ["--workers", str(workers)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
+    mem = TreeMemory(proc.pid)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - t0
+    main_peak, child_peak, tree_peak = mem.stop()
+    if proc.returncode != 0:
+        raise SystemExit(f"sylk index failed ({proc.returncode}):\n{err.decode(errors='replace')}")
+    m = SUMMARY.search(out.decode())
+    if not m:
+        raise SystemExit(f"unexpected sylk output: {out.decode()!r}")
+    return {"wall": wall, "engine": float(m.group(3)), "files": int(m.group(1)), "symbols": int(m.group(2)),
+            "main_rss": main_peak, "worker_rss": child_peak, "tree_rss": tree_peak, "summary": out.decode().strip()}
+
+
+def run_ctags(root: Path) -> tuple[float, int]:
+    with tempfile.NamedTemporaryFile(prefix="tags-", dir=corpora.BENCH_ROOT, delete=False) as f:
+        tags = f.name
+    try:
+        t0 = time.perf_counter()
+        subprocess.run(["ctags", "-R", "-f", tags, str(root)], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        with open(tags, "rb") as fh:
+            n = sum(1 for line in fh if not line.startswith(b"!_"))
+    finally:
+        os.unlink(tags)
+    return wall, n
+
+
+def fmt_s(xs: list[float]) -> str:
+    med, mn = corpora.med_min(xs)
+    return f"median {med:6.2f}s  min {mn:6.2f}s"
+
+
+def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: bool) -> bool:
+    root = corpora.prepare(name)
+    n_files, n_bytes = corpora.count_files(root)
+    print(f"\n== corpus {name}: {root}")
+    print(f"files on disk       {n_files} ({n_bytes / 1e6:.1f} MB)   [{corpora.load_line()}]")
+    cold: list[dict] = []
+    warm: list[dict] = []
+    ctags: list[float] = []
+    n_tags = 0
+    size = 0
+    for i in range(runs):
+        index_dir = corpora.fresh_index_dir(name if name in ("stdlib", "go") else "path")
+        try:
+            c = run_sylk(root, index_dir, workers)
+            size = corpora.dir_bytes(index_dir)
+            w = run_sylk(root, index_dir, workers)
+        finally:
+            if not keep:
+                shutil.rmtree(index_dir, ignore_errors=True)
+        t, n_tags = run_ctags(root)
+        cold.append(c)
+        warm.append(w)
+        ctags.append(t)
+        print(f"  run {i + 1}: cold {c['wall']:6.2f}s (engine {c['engine']:.2f}s)  warm {w['wall']:5.2f}s"
+              f" (engine {w['engine']:.2f}s)  ctags {t:5.2f}s   [{corpora.load_line()}]")
+    files, syms = cold[0]["files"], cold[0]["symbols"]
+    cold_w = [c["wall"] for c in cold]
+    cold_e = [c["engine"] for c in cold]
+    med_cold, min_cold = corpora.med_min(cold_w)
+    med_ct, min_ct = corpora.med_min(ctags)
+    print(f"sylk: {cold[0]['summary']}")
+    print(f"indexed files       {files}   symbols {syms}   (ctags -R: {n_tags} tags)")
+    print(f"cold index (wall)   {fmt_s(cold_w)}   (process start to exit)")
+    print(f"cold index (engine) {fmt_s(cold_e)}   (Workspace.index as reported, no interpreter start-up)")
+    print(f"throughput          {files / med_cold:7.0f} files/s   {syms / med_cold:8.0f} symbols/s"
+          f"   {n_bytes / 1e6 / med_cold:.1f} MB/s   (median wall)")
+    print(f"warm re-run (wall)  {fmt_s([w['wall'] for w in warm])}   engine median "
+          f"{corpora.med_min([w['engine'] for w in warm])[0]:.2f}s")
+    print(f"index size on disk  {corpora.human(size)}   ({size / max(n_bytes, 1):.2f} x the corpus)")
+    print(f"peak RSS            main {corpora.human(max(c['main_rss'] for c in cold))}"
+          f"   largest worker {corpora.human(max(c['worker_rss'] for c in cold))}"
+          f"   whole tree (sum, sampled) {corpora.human(max(c['tree_rss'] for c in cold))}")
+    # cross-check: the largest single process any subprocess of this script ever was
+    # (RUSAGE_CHILDREN's ru_maxrss is a max over descendants, not a sum)
+    print(f"                    getrusage(RUSAGE_CHILDREN).ru_maxrss so far "
+          f"{corpora.human(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)}")
+    print(f"ctags -R            {fmt_s(ctags)}")
+    ratio_med, ratio_min = med_cold / med_ct, min_cold / min_ct
+    print(f"sylk/ctags          {ratio_med:.1f}x (medians)   {ratio_min:.1f}x (mins)   "
+          f"engine-only {corpora.med_min(cold_e)[0] / med_ct:.1f}x")
+    ok = True
+    if name == "stdlib":
+        ok = ratio_med <= CTAGS_FACTOR_TARGET
+        print(f"{'PASS' if ok else 'MISS'}: cold index of the stdlib within {CTAGS_FACTOR_TARGET:g}x of ctags"
+              f" ({ratio_med:.1f}x: {med_cold:.2f}s vs {med_ct:.2f}s)")
+    if recall:
+        print(f"definition recall against ctags (bench/recall.py {root}):")
+        proc = subprocess.run([sys.executable, str(Path(__file__).with_name("recall.py")), str(root),
+                               "--examples", "0"], capture_output=True, text=True)
+        for line in proc.stdout.splitlines():
+            if line.strip() and not line.startswith("  misses by kind"):
+                print("  " + line)
+        if proc.returncode:
+            print("  recall.py failed: " + proc.stderr.strip().splitlines()[-1] if proc.stderr else "")
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", action="append", help="stdlib, go or a directory (repeatable; default stdlib and go)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=None, help="passed to sylk index (default: one per core)")
+    ap.add_argument("--no-recall", action="store_true", help="skip bench/recall.py")
+    ap.add_argument("--keep", action="store_true", help="keep the index folders")
+    args = ap.parse_args(argv)
+    if shutil.which("ctags") is None:
+        raise SystemExit("universal-ctags is needed: apt-get install -y universal-ctags")
+    corpora.header("sylk index benchmark")
+    ok = True
+    for name in args.corpus or ["stdlib", "go"]:
+        ok &= bench_corpus(name, args.runs, args.workers, not args.no_recall, args.keep)
+    print(f"\n# done -- {corpora.load_line()}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
