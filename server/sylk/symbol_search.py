@@ -116,14 +116,19 @@ def _char(ch: str) -> str:
     return f"\\U{ord(ch):08x}"
 
 
-def _hump_regex(query: str) -> re.Pattern[str]:
-    """Lines of the word blob where ``query`` is successive prefixes of words."""
-    parts = [f"\x01{_char(query[0])}"]
+def _hump_regex(query: str, skips: bool = True, line_start: bool = False) -> re.Pattern[str]:
+    """Word lines (``\x01http\x01retry``) where ``query`` is successive prefixes of words.
+    With ``skips=False`` the words must follow one another (use ``match`` on a line, or
+    ``line_start=True`` to search a blob of lines for ones starting that way)."""
+    parts = [f"{chr(10) if line_start else ''}\x01{_char(query[0])}"]
     for ch in query[1:]:
         c = _char(ch)
-        # continue the current word, or skip to a later word starting with ch
-        # (whole words at a time: possessive inside a word, lazy across words)
-        parts.append(f"(?:{c}|[^\\n\x01]*+(?:\x01[^\\n\x01]*+)*?\x01{c})")
+        if skips:
+            # continue the current word, or jump to a later word starting with ch
+            parts.append(f"(?:{c}|[^\\n\x01]*+(?:\x01[^\\n\x01]*+)*?\x01{c})")
+        else:
+            # continue the current word, or start the next one with ch
+            parts.append(f"(?:{c}|[^\\n\x01]*+\x01{c})")
     return re.compile("".join(parts))
 
 
@@ -179,7 +184,8 @@ class SymbolTable:
         self._initials = np.zeros(0, dtype=np.uint64)
         self._blob = ""  # the sorted names, one per line
         self._starts = np.zeros(0, dtype=np.int64)
-        self._wblob = ""  # the same names as \x01-separated words
+        self._wlines: list[str] = []  # each name as \x01-separated words
+        self._wblob = ""  # those lines joined
         self._wstarts = np.zeros(0, dtype=np.int64)
         self._by_len = np.zeros(0, dtype=np.int64)  # name indexes, shortest first
         self._lblob = ""  # names in that order
@@ -259,8 +265,11 @@ class SymbolTable:
         self._blob = "\n".join(names)
         self._starts = _line_starts(names)
         word_lines = ["\x01" + "\x01".join(i.words) for i in infos]
-        self._wblob = "\n".join(word_lines)
-        self._wstarts = _line_starts(word_lines)
+        self._wlines = word_lines
+        # a leading newline: every line starts after one, so "\n\x01h..." is a
+        # literal a regex can search for (line starts shift by one)
+        self._wblob = "\n" + "\n".join(word_lines)
+        self._wstarts = _line_starts(word_lines) + 1
         self._by_len = np.array(sorted(range(len(names)), key=lambda i: (len(names[i]), names[i])), dtype=np.int64)
         by_len_lines = [names[i] for i in self._by_len.tolist()]
         self._lblob = "\n".join(by_len_lines)
@@ -268,75 +277,101 @@ class SymbolTable:
         self._top_cache = None
         self._dirty = False
 
-    def _lower_tiers(self, q: str, lo: int, hi: int, need: int, add: Callable[[int, int, int], None]) -> None:
+    def _lower_tiers(self, q: str, lo: int, hi: int, need: int, add: Callable[[int, int, int], int]) -> None:
         """Camel-hump, substring and subsequence matches, each tier only if the ones
-        above left room. Names in ``[lo, hi)`` (exact/prefix matches) are skipped."""
-        names, infos = self._names, self._infos
+        above left room for ``need`` more entries. Names in ``[lo, hi)`` (exact and
+        prefix matches) are skipped."""
+        names = self._names
         hq = _SEPARATORS.sub("", q) or q
-        found = 0
-        # A letter-mask filter first: long queries leave few names, checked one by one.
+        # Candidates: a letter-mask filter leaves few names for long queries, checked
+        # one by one; otherwise scan all names written as words (``\x01http\x01retry``)
+        # for a word starting with the query's first letter followed by the rest as a
+        # subsequence, a linear test that keeps every hump match.
         qmask = np.uint64(_mask(q) | _mask(hq))
         cand = np.flatnonzero((self._masks & qmask) == qmask)
-        if len(cand) <= DIRECT_MAX:
-            rest = [i for i in cand.tolist() if not lo <= i < hi]
-            first = 1 << (ord(hq[0]) & 63)
+        direct = len(cand) <= DIRECT_MAX
+        if direct:
+            first = np.uint64(1 << (ord(hq[0]) & 63))
+            lines = cand[(self._initials[cand] & first) != 0].tolist()
+            seen = self._hump_tier(hq, [i for i in lines if not lo <= i < hi], need, add)
+        else:
+            # Humps with nothing skipped come first in the tier and are found by one
+            # scan for "\n\x01<first letter>"; often they are all that is needed.
+            zero = [i for i in self._lines_matching(_hump_regex(hq, skips=False, line_start=True),
+                                                    self._wblob, self._wstarts) if not lo <= i < hi]
+            count = sum(add(i, TIER_HUMP, 0) for i in zero)
+            if count >= need:
+                return
+            zero_set = set(zero)
+            lines = self._lines_matching(_word_start_subsequence_regex(hq), self._wblob, self._wstarts)
+            seen = self._hump_tier(hq, [i for i in lines if not (lo <= i < hi or i in zero_set)],
+                                   need - count, add)
+            if seen is not None:
+                seen = (seen[0] | zero_set, seen[1] + count)
+        if seen is None:
+            return
+        need -= seen[1]
+        seen_names = seen[0]
+        # substring, then subsequence
+        if direct:
+            rest = [i for i in cand.tolist() if not lo <= i < hi and i not in seen_names]
             later = []
             for i in rest:
-                skipped = hump_match(hq, infos[i].words) if infos[i].initials & first else None
-                if skipped is not None:
-                    add(i, TIER_HUMP, skipped)
-                    found += 1
-                else:
-                    later.append(i)
-            if found >= need:
-                return
-            subseq = _subsequence_regex(q)
-            last = []
-            for i in later:
                 at = names[i].find(q)
                 if at >= 0:
-                    add(i, TIER_SUBSTRING, at)
-                    found += 1
+                    need -= add(i, TIER_SUBSTRING, at)
                 else:
-                    last.append(i)
-            if found >= need:
+                    later.append(i)
+            if need <= 0:
                 return
-            for i in last:
+            subseq = _subsequence_regex(q)
+            for i in later:
                 if subseq.search(names[i]):
                     add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
-            return
-        # Many names: scan the blobs. A hump match starts a word with the query's first
-        # letter and holds the rest as a subsequence (a linear test over the names
-        # written as words, ``\x01http\x01retry``); survivors are checked exactly,
-        # or, when there are many, the exact hump regex runs instead.
-        hump_lines = self._lines_matching(_word_start_subsequence_regex(hq), self._wblob, self._wstarts)
-        if len(hump_lines) > DIRECT_MAX:
-            hump_lines = self._lines_matching(_hump_regex(hq), self._wblob, self._wstarts)
-        seen: set[int] = set()
-        for i in hump_lines:
-            if lo <= i < hi:
-                continue
-            skipped = hump_match(hq, infos[i].words)
-            if skipped is not None:
-                add(i, TIER_HUMP, skipped)
-                seen.add(i)
-        if len(seen) >= need:
             return
         blob, starts = self._blob, self._starts
         subs: dict[int, int] = {}
         pos = blob.find(q)
         while pos != -1:
             i = int(np.searchsorted(starts, pos, side="right")) - 1
-            if not (lo <= i < hi) and i not in seen and i not in subs:
+            if not (lo <= i < hi) and i not in seen_names and i not in subs:
                 subs[i] = pos - int(starts[i])
             pos = blob.find(q, pos + 1)
         for i, at in subs.items():
-            add(i, TIER_SUBSTRING, at)
-        seen.update(subs)
-        if len(seen) >= need:
+            need -= add(i, TIER_SUBSTRING, at)
+        if need <= 0:
             return
-        for i in self._subsequence_shortest_first(q, need - len(seen), seen, lo, hi):
+        seen_names.update(subs)
+        for i in self._subsequence_shortest_first(q, need, seen_names, lo, hi):
             add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
+
+    def _hump_tier(self, hq: str, lines: list[int], need: int,
+                   add: Callable[[int, int, int], int]) -> tuple[set[int], int] | None:
+        """Add the camel-hump matches among ``lines``; None if they fill ``need``,
+        else (the names added, the entries added)."""
+        wlines, infos = self._wlines, self._infos
+        zero = _hump_regex(hq, skips=False)
+        hump = _hump_regex(hq)
+        added: set[int] = set()
+        count = 0
+        others = []
+        for i in lines:
+            line = wlines[i]
+            if zero.match(line):  # successive words from the first: nothing skipped
+                added.add(i)
+                count += add(i, TIER_HUMP, 0)
+            elif hump.search(line):
+                others.append(i)
+        if count >= need:
+            return None  # the rest rank below these and cannot make the cut
+        for i in others:
+            skipped = hump_match(hq, infos[i].words)
+            if skipped is not None:
+                added.add(i)
+                count += add(i, TIER_HUMP, skipped)
+        if count >= need:
+            return None
+        return added, count
 
     def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int) -> list[int]:
         """Names holding ``q`` as a subsequence, shortest first (the tier's order), stopping
@@ -359,7 +394,8 @@ class SymbolTable:
 
     @staticmethod
     def _lines_matching(rx: re.Pattern[str], blob: str, starts: np.ndarray) -> list[int]:
-        offsets = np.fromiter((m.start() for m in rx.finditer(blob)), dtype=np.int64)
+        # the end of a match lies on its line even when the match begins with its "\n"
+        offsets = np.fromiter((m.end() - 1 for m in rx.finditer(blob)), dtype=np.int64)
         if not len(offsets):
             return []
         return np.unique(np.searchsorted(starts, offsets, side="right") - 1).tolist()
@@ -381,12 +417,15 @@ class SymbolTable:
         q = query.lower()
         scored: list[tuple[tuple, str, Symbol, int]] = []
 
-        def add(idx: int, tier: int, sub: int) -> None:
+        def add(idx: int, tier: int, sub: int) -> int:
+            n = 0
             for rank, path, sym in entries[idx]:
                 if container_q and not _is_subsequence(container_q, sym.container.lower()):
                     continue
                 case = 0 if query in sym.name else 1
                 scored.append(((tier, sub, case, rank, path, sym.range[0]), path, sym, tier))
+                n += 1
+            return n
 
         # exact and prefix: a contiguous run of the sorted names; when it is long,
         # only the names holding the best-ranked entries can make the cut.

@@ -20,7 +20,6 @@ log = logging.getLogger("sylk.symbols")
 
 
 def setup(server: SylkServer) -> None:
-    @server.thread()
     @server.feature(types.WORKSPACE_SYMBOL)
     def workspace_symbol(ls: SylkServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         engine = ls.engine
