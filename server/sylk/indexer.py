@@ -304,6 +304,8 @@ class Workspace:
                 report.skipped[s.reason] += 1
             self.manifest.replace_skipped(skipped)
             self.manifest.set_meta(last_indexed=str(time.time()))
+        if self._table is not None:
+            self._table.warm()
         counts = self.manifest.counts()
         report.files, report.symbols = counts["files"], counts["symbols"]
         report.seconds = time.perf_counter() - t0
@@ -375,6 +377,8 @@ class Workspace:
                 self._table_set(rel, syms)
             for rel in deletes:
                 self._table_remove(rel)
+            if self._table is not None:
+                self._table.warm()
         report.deleted = len(deletes)
         report.seconds = time.perf_counter() - t0
         return report
@@ -386,6 +390,11 @@ class Workspace:
         return self._ignore.ignored(rel, False)
 
     # queries ------------------------------------------------------------
+    @property
+    def symbols_ready(self) -> bool:
+        """Whether a symbol search would answer without first loading or rebuilding."""
+        return self._table is not None and not self._table.stale
+
     def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
         return self.table.search(query, limit if limit is not None else self.settings.symbols.limit)
 

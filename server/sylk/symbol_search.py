@@ -237,6 +237,17 @@ class SymbolTable:
                 self._add(path, symbols)
             self._dirty = True
 
+    @property
+    def stale(self) -> bool:
+        """True when the next search first rebuilds the search structure (costly)."""
+        return self._dirty
+
+    def warm(self) -> None:
+        """Rebuild now if needed, so the next search is fast (call after a batch of changes)."""
+        with self._lock:
+            if self._dirty:
+                self._rebuild()
+
     def files(self) -> Iterable[str]:
         with self._lock:
             return list(self._by_path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,12 +22,18 @@ log = logging.getLogger("sylk.symbols")
 
 def setup(server: SylkServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
-    def workspace_symbol(ls: SylkServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
-        engine = ls.engine
-        if engine is None or ls.root is None:
+    async def workspace_symbol(ls: SylkServer,
+                               params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        engine, root = ls.engine, ls.root
+        if engine is None or root is None:
             return []  # still opening the index: nothing yet, never an error
-        hits = engine.search_symbols(params.query, ls.settings.symbols.limit)
-        return [convert.symbol_information(ls.root, h) for h in hits]
+        limit = ls.settings.symbols.limit
+        if engine.symbols_ready:  # milliseconds: answer on the loop
+            hits = engine.search_symbols(params.query, limit)
+        else:  # the table is (re)building after changes: keep the loop free meanwhile
+            hits = await asyncio.get_running_loop().run_in_executor(
+                ls.thread_pool, engine.search_symbols, params.query, limit)
+        return [convert.symbol_information(root, h) for h in hits]
 
     @server.thread()
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
