@@ -28,7 +28,7 @@ from . import scan, symbols as symbols_mod
 from .config import Settings, index_dir_for
 from .languages import language_for_path
 from .lexical import LexicalIndex, LexicalIndexLocked, code_words_utf8, name_words
-from .manifest import FileRecord, Manifest, encode_symbols
+from .manifest import FileRecord, Manifest, decode_symbols, encode_symbols
 from .symbol_search import SymbolHit, SymbolTable
 from .symbols import Symbol
 
@@ -86,7 +86,9 @@ class Parsed:
     language: str | None = None
     words: str = ""  # the text through lexical.code_words
     lines: int = 0
-    symbols: tuple[Symbol, ...] = ()
+    # Symbols travel encoded (manifest.encode_symbols): unpickling tens of thousands of
+    # objects costs the main process more than decoding them where they are needed.
+    names: tuple[str, ...] = ()
     symbol_data: str = "[]"  # manifest.encode_symbols(symbols)
     names_words: str = ""  # lexical.name_words(symbols)
     replaced: bool = False
@@ -113,7 +115,8 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
         except Exception:  # a grammar failure costs the symbols, not the text
             syms = ()
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, code_words_utf8(src.data),
-                  src.text.count("\n") + 1, syms, encode_symbols(syms), name_words(syms), src.replaced)
+                  src.text.count("\n") + 1, tuple(s.name for s in syms), encode_symbols(syms), name_words(syms),
+                  src.replaced)
 
 
 def _parse_batch(root: str, batch: Sequence[tuple[scan.FileEntry, str | None]], max_size: int,
@@ -192,10 +195,6 @@ class Workspace:
     @property
     def table(self) -> SymbolTable:
         return self._table if self._table is not None else self._load_table()
-
-    def _table_set(self, rel: str, symbols: Sequence[Symbol]) -> None:
-        if self._table is not None:
-            self._table.set_file(rel, symbols)
 
     def _table_remove(self, rel: str) -> None:
         if self._table is not None:
@@ -284,12 +283,13 @@ class Workspace:
                 else:
                     report.added += 1
                 self.lexical.add_file(parsed.rel, parsed.language, parsed.words, parsed.lines,
-                                      [s.name for s in parsed.symbols], parsed.names_words)
-                self._table_set(parsed.rel, parsed.symbols)
+                                      parsed.names, parsed.names_words)
+                if self._table is not None:
+                    self._table.set_file(parsed.rel, decode_symbols(parsed.symbol_data))
                 if parsed.replaced:
                     report.replaced_utf8 += 1
                 pending.append((FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,
-                                           parsed.language, len(parsed.symbols), parsed.replaced),
+                                           parsed.language, len(parsed.names), parsed.replaced),
                                 parsed.symbol_data))
             if done % 64 == 0 or done == total:
                 progress(Progress("index", done, total, f"{done}/{total} files"))
@@ -346,7 +346,7 @@ class Workspace:
         upserts: list[tuple[FileRecord, str]] = []
         deletes: list[str] = []
         skips: list[tuple[str, str]] = []
-        tables: list[tuple[str, tuple[Symbol, ...]]] = []
+        tables: list[tuple[str, str]] = []
         with self._index_lock:
             for rel in rels:
                 path = self.root / rel
@@ -365,16 +365,17 @@ class Workspace:
                     report.skipped[parsed.skip] += 1
                     continue
                 self.lexical.add_file(rel, parsed.language, parsed.words, parsed.lines,
-                                      [s.name for s in parsed.symbols], parsed.names_words)
+                                      parsed.names, parsed.names_words)
                 upserts.append((FileRecord(rel, parsed.hash, parsed.size, parsed.mtime_ns, parsed.language,
-                                           len(parsed.symbols), parsed.replaced), parsed.symbol_data))
-                tables.append((rel, parsed.symbols))
+                                           len(parsed.names), parsed.replaced), parsed.symbol_data))
+                tables.append((rel, parsed.symbol_data))
                 report.changed += 1
             self.lexical.delete_paths(deletes)
             self.lexical.commit()
             self.manifest.apply(upserts, deletes, skips)
-            for rel, syms in tables:
-                self._table_set(rel, syms)
+            for rel, data in tables:
+                if self._table is not None:
+                    self._table.set_file(rel, decode_symbols(data))
             for rel in deletes:
                 self._table_remove(rel)
             if self._table is not None:
