@@ -36,7 +36,7 @@ KIND_ORDER = {
         "property", "field", "enum_member", "variable", "heading",
     ))
 }
-# Up to this many candidate names are checked one by one rather than by scanning all names.
+# Up to this many substring/subsequence candidates are checked one by one, not by scanning.
 DIRECT_MAX = 3000
 TIER_EXACT, TIER_PREFIX, TIER_HUMP, TIER_SUBSTRING, TIER_SUBSEQUENCE = range(5)
 
@@ -71,10 +71,19 @@ class _Name:
     words: tuple[str, ...]  # lower-cased words
     mask: int  # letters present
     initials: int  # letters that start a word
+    bigrams: int  # hashed pairs of letters adjacent inside a word (_pair_bit)
+
+
+def _pair_bit(a: str, b: str) -> int:
+    return 1 << ((ord(a) * 31 + ord(b)) & 63)
 
 
 def _name_info(lower_words: Sequence[str], lower: str) -> _Name:
-    return _Name(lower, tuple(lower_words), _mask(lower), _mask("".join(w[0] for w in lower_words)))
+    pairs = 0
+    for w in lower_words:
+        for a, b in zip(w, w[1:]):
+            pairs |= _pair_bit(a, b)
+    return _Name(lower, tuple(lower_words), _mask(lower), _mask("".join(w[0] for w in lower_words)), pairs)
 
 
 def hump_match(query: str, words: Sequence[str]) -> int | None:
@@ -116,11 +125,10 @@ def _char(ch: str) -> str:
     return f"\\U{ord(ch):08x}"
 
 
-def _hump_regex(query: str, skips: bool = True, line_start: bool = False) -> re.Pattern[str]:
+def _hump_regex(query: str, skips: bool = True) -> re.Pattern[str]:
     """Word lines (``\x01http\x01retry``) where ``query`` is successive prefixes of words.
-    With ``skips=False`` the words must follow one another (use ``match`` on a line, or
-    ``line_start=True`` to search a blob of lines for ones starting that way)."""
-    parts = [f"{chr(10) if line_start else ''}\x01{_char(query[0])}"]
+    With ``skips=False`` (use ``match``) the words follow one another from the first."""
+    parts = [f"\x01{_char(query[0])}"]
     for ch in query[1:]:
         c = _char(ch)
         if skips:
@@ -136,12 +144,6 @@ def _subsequence_regex(query: str) -> re.Pattern[str]:
     """Lines of the name blob holding ``query`` as a subsequence. Possessive steps make
     each attempt linear; the literal first letter lets the engine skip ahead."""
     return re.compile(_char(query[0]) + "".join(f"[^\\n{_char(ch)}]*+{_char(ch)}" for ch in query[1:]))
-
-
-def _word_start_subsequence_regex(query: str) -> re.Pattern[str]:
-    """Lines of the word blob where a word starts with query[0], followed by the rest
-    of the query as a subsequence: a cheap superset of the hump matches."""
-    return re.compile(f"\x01{_char(query[0])}" + "".join(f"[^\\n{_char(ch)}]*+{_char(ch)}" for ch in query[1:]))
 
 
 def _line_starts(lines: Sequence[str]) -> np.ndarray:
@@ -182,11 +184,10 @@ class SymbolTable:
         self._best_rank = np.zeros(0, dtype=np.int64)
         self._masks = np.zeros(0, dtype=np.uint64)
         self._initials = np.zeros(0, dtype=np.uint64)
+        self._bigrams = np.zeros(0, dtype=np.uint64)
         self._blob = ""  # the sorted names, one per line
         self._starts = np.zeros(0, dtype=np.int64)
         self._wlines: list[str] = []  # each name as \x01-separated words
-        self._wblob = ""  # those lines joined
-        self._wstarts = np.zeros(0, dtype=np.int64)
         self._by_len = np.zeros(0, dtype=np.int64)  # name indexes, shortest first
         self._lblob = ""  # names in that order
         self._lstarts = np.zeros(0, dtype=np.int64)
@@ -273,14 +274,11 @@ class SymbolTable:
         self._best_rank = np.fromiter((min(e[0] for e in g) for g in entries), dtype=np.int64, count=len(entries))
         self._masks = np.fromiter((i.mask for i in infos), dtype=np.uint64, count=len(infos))
         self._initials = np.fromiter((i.initials for i in infos), dtype=np.uint64, count=len(infos))
+        self._bigrams = np.fromiter((i.bigrams for i in infos), dtype=np.uint64, count=len(infos))
         self._blob = "\n".join(names)
         self._starts = _line_starts(names)
         word_lines = ["\x01" + "\x01".join(i.words) for i in infos]
         self._wlines = word_lines
-        # a leading newline: every line starts after one, so "\n\x01h..." is a
-        # literal a regex can search for (line starts shift by one)
-        self._wblob = "\n" + "\n".join(word_lines)
-        self._wstarts = _line_starts(word_lines) + 1
         self._by_len = np.array(sorted(range(len(names)), key=lambda i: (len(names[i]), names[i])), dtype=np.int64)
         by_len_lines = [names[i] for i in self._by_len.tolist()]
         self._lblob = "\n".join(by_len_lines)
@@ -294,37 +292,24 @@ class SymbolTable:
         prefix matches) are skipped."""
         names = self._names
         hq = _SEPARATORS.sub("", q) or q
-        # Candidates: a letter-mask filter leaves few names for long queries, checked
-        # one by one; otherwise scan all names written as words (``\x01http\x01retry``)
-        # for a word starting with the query's first letter followed by the rest as a
-        # subsequence, a linear test that keeps every hump match.
-        qmask = np.uint64(_mask(q) | _mask(hq))
-        cand = np.flatnonzero((self._masks & qmask) == qmask)
-        direct = len(cand) <= DIRECT_MAX
-        if direct:
-            first = np.uint64(1 << (ord(hq[0]) & 63))
-            lines = cand[(self._initials[cand] & first) != 0].tolist()
-            seen = self._hump_tier(hq, [i for i in lines if not lo <= i < hi], need, add)
-        else:
-            # Humps with nothing skipped come first in the tier and are found by one
-            # scan for "\n\x01<first letter>"; often they are all that is needed.
-            zero = [i for i in self._lines_matching(_hump_regex(hq, skips=False, line_start=True),
-                                                    self._wblob, self._wstarts) if not lo <= i < hi]
-            count = sum(add(i, TIER_HUMP, 0) for i in zero)
-            if count >= need:
-                return
-            zero_set = set(zero)
-            lines = self._lines_matching(_word_start_subsequence_regex(hq), self._wblob, self._wstarts)
-            seen = self._hump_tier(hq, [i for i in lines if not (lo <= i < hi or i in zero_set)],
-                                   need - count, add)
-            if seen is not None:
-                seen = (seen[0] | zero_set, seen[1] + count)
+        # Camel-hump candidates, vectorised over all names: the first letter starts a
+        # word, and each following letter either starts a word or follows the previous
+        # one inside a word (hashed letter pairs). Exact checks run on the few left.
+        ok = (self._initials & np.uint64(1 << (ord(hq[0]) & 63))) != 0
+        for a, b in zip(hq, hq[1:]):
+            ok &= ((self._initials & np.uint64(1 << (ord(b) & 63))) != 0) | \
+                  ((self._bigrams & np.uint64(_pair_bit(a, b))) != 0)
+        ok[lo:hi] = False
+        seen = self._hump_tier(hq, np.flatnonzero(ok).tolist(), need, add)
         if seen is None:
             return
         need -= seen[1]
         seen_names = seen[0]
-        # substring, then subsequence
-        if direct:
+        # substring, then subsequence: few candidates after a letter-mask filter are
+        # checked one by one, else the name blobs are scanned
+        qmask = np.uint64(_mask(q))
+        cand = np.flatnonzero((self._masks & qmask) == qmask)
+        if len(cand) <= DIRECT_MAX:
             rest = [i for i in cand.tolist() if not lo <= i < hi and i not in seen_names]
             later = []
             for i in rest:
@@ -402,14 +387,6 @@ class SymbolTable:
             if cutoff is None and len(found) >= need:
                 cutoff = len(names[i])
         return found
-
-    @staticmethod
-    def _lines_matching(rx: re.Pattern[str], blob: str, starts: np.ndarray) -> list[int]:
-        # the end of a match lies on its line even when the match begins with its "\n"
-        offsets = np.fromiter((m.end() - 1 for m in rx.finditer(blob)), dtype=np.int64)
-        if not len(offsets):
-            return []
-        return np.unique(np.searchsorted(starts, offsets, side="right") - 1).tolist()
 
     def search(self, query: str, limit: int = 100) -> list[SymbolHit]:
         query = query.strip()
