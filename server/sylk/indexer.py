@@ -115,7 +115,7 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
         except Exception:  # a grammar failure costs the symbols, not the text
             syms = ()
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, code_words_utf8(src.data),
-                  src.text.count("\n") + 1, tuple(s.name for s in syms), encode_symbols(syms), name_words(syms),
+                  src.data.count(b"\n") + 1, tuple(s.name for s in syms), encode_symbols(syms), name_words(syms),
                   src.replaced)
 
 
