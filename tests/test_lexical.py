@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sylk.lexical import LexicalIndex, code_words, name_words
+from sylk.lexical import LexicalIndex
+from sylk.words import code_words, name_words
 from sylk.symbols import Symbol
 
 

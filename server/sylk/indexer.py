@@ -27,8 +27,9 @@ import attrs
 from . import scan, symbols as symbols_mod
 from .config import Settings, index_dir_for
 from .languages import language_for_path
-from .lexical import LexicalIndex, LexicalIndexLocked, code_words_utf8, name_words
-from .manifest import FileRecord, Manifest, decode_symbols, encode_symbols
+from .lexical import LexicalIndex, LexicalIndexLocked
+from .manifest import FileRecord, Manifest, decode_symbols
+from .parsing import Parsed, parse_batch, parse_file
 from .symbol_search import SymbolHit, SymbolTable
 from .symbols import Symbol
 
@@ -74,54 +75,6 @@ class IndexReport:
         if self.cancelled:
             parts.append("cancelled")
         return "; ".join(parts)
-
-
-@attrs.frozen
-class Parsed:
-    """What a worker returns for one file."""
-    rel: str
-    size: int
-    mtime_ns: int
-    hash: str = ""
-    language: str | None = None
-    words: str = ""  # the text through lexical.code_words
-    lines: int = 0
-    # Symbols travel encoded (manifest.encode_symbols): unpickling tens of thousands of
-    # objects costs the main process more than decoding them where they are needed.
-    names: tuple[str, ...] = ()
-    symbol_data: str = "[]"  # manifest.encode_symbols(symbols)
-    names_words: str = ""  # lexical.name_words(symbols)
-    replaced: bool = False
-    skip: str | None = None  # reason, if skipped
-    unchanged: bool = False  # content hash equals the manifest's
-
-
-def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_size: int,
-               languages: frozenset[str]) -> Parsed:
-    """Load, hash and parse one file. Runs in worker processes; never raises."""
-    try:
-        src = scan.load_source(Path(root, entry.rel), max_size)
-    except scan.SkipFile as skip:
-        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=skip.reason)
-    except Exception as exc:  # defensive: a worker must not die on one file
-        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=f"error: {exc}")
-    if known_hash is not None and src.content_hash == known_hash:
-        return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, unchanged=True)
-    lang = language_for_path(entry.rel)
-    syms: tuple[Symbol, ...] = ()
-    if lang is not None and (not languages or lang in languages):
-        try:
-            syms = tuple(symbols_mod.extract(src.data, lang))
-        except Exception:  # a grammar failure costs the symbols, not the text
-            syms = ()
-    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, code_words_utf8(src.data),
-                  src.data.count(b"\n") + 1, tuple(s.name for s in syms), encode_symbols(syms), name_words(syms),
-                  src.replaced)
-
-
-def _parse_batch(root: str, batch: Sequence[tuple[scan.FileEntry, str | None]], max_size: int,
-                 languages: frozenset[str]) -> list[Parsed]:
-    return [parse_file(root, e, h, max_size, languages) for e, h in batch]
 
 
 class Workspace:
@@ -328,7 +281,7 @@ class Workspace:
         batches = [todo[i:i + size] for i in range(0, len(todo), size)]
         ctx = multiprocessing.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            futures = [pool.submit(_parse_batch, root, b, max_size, languages) for b in batches]
+            futures = [pool.submit(parse_batch, root, b, max_size, languages) for b in batches]
             try:
                 for fut in futures:
                     if cancel.is_set():

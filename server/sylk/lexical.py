@@ -25,42 +25,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import attrs
-import numpy as np
 import tantivy
 
-from .symbol_search import split_words
-from .symbols import Symbol
+from .words import code_words
 
 WORDS = "sylk_words"
 LOWER = "sylk_lower"
 MAX_TOKEN = 64
-
-
-def code_words_utf8(data: bytes) -> str:
-    """``data`` (UTF-8) with a space after each character that ends a word inside an
-    identifier: lower->Upper (``getUser``), an acronym before a word (``HTTPServer``)
-    and letter<->digit (``utf8``). Underscores and dashes already separate words for
-    the tokenizer. Vectorised over the bytes: only ASCII letters and digits decide,
-    so a multi-byte UTF-8 sequence is never split."""
-    a = np.frombuffer(data, dtype=np.uint8)
-    if a.size < 2:
-        return data.decode("utf-8", "replace")
-    low = (a >= 97) & (a <= 122)
-    up = (a >= 65) & (a <= 90)
-    dig = (a >= 48) & (a <= 57)
-    alpha = low | up
-    after = np.zeros(a.size, dtype=bool)
-    after[:-1] = (low[:-1] & up[1:]) | (alpha[:-1] & dig[1:]) | (dig[:-1] & alpha[1:])
-    after[:-2] |= up[:-2] & up[1:-1] & low[2:]
-    idx = np.flatnonzero(after)
-    if not idx.size:
-        return data.decode("utf-8", "replace")
-    return np.insert(a, idx + 1, 32).tobytes().decode("utf-8", "replace")
-
-
-def code_words(text: str) -> str:
-    """``code_words_utf8`` for a str (queries, short texts)."""
-    return code_words_utf8(text.encode("utf-8", "surrogatepass"))
 
 
 def _register(index: tantivy.Index) -> None:
@@ -83,11 +54,6 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("content", stored=False, tokenizer_name=WORDS)
     sb.add_integer_field("lines", stored=True)
     return sb.build()
-
-
-def name_words(symbols: Sequence[Symbol]) -> str:
-    """The words of all symbol names of a file, for the ``name_words`` field."""
-    return " ".join(" ".join(split_words(s.name)) for s in symbols)
 
 
 class LexicalIndexLocked(RuntimeError):

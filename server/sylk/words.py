@@ -1,0 +1,45 @@
+"""Words inside identifiers, for the lexical index and its queries.
+
+Kept free of Tantivy so parser worker processes import little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .symbol_search import split_words
+from .symbols import Symbol
+
+
+def code_words_utf8(data: bytes) -> str:
+    """``data`` (UTF-8) with a space after each character that ends a word inside an
+    identifier: lower->Upper (``getUser``), an acronym before a word (``HTTPServer``)
+    and letter<->digit (``utf8``). Underscores and dashes already separate words for
+    the tokenizer. Vectorised over the bytes: only ASCII letters and digits decide,
+    so a multi-byte UTF-8 sequence is never split."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    if a.size < 2:
+        return data.decode("utf-8", "replace")
+    low = (a >= 97) & (a <= 122)
+    up = (a >= 65) & (a <= 90)
+    dig = (a >= 48) & (a <= 57)
+    alpha = low | up
+    after = np.zeros(a.size, dtype=bool)
+    after[:-1] = (low[:-1] & up[1:]) | (alpha[:-1] & dig[1:]) | (dig[:-1] & alpha[1:])
+    after[:-2] |= up[:-2] & up[1:-1] & low[2:]
+    idx = np.flatnonzero(after)
+    if not idx.size:
+        return data.decode("utf-8", "replace")
+    return np.insert(a, idx + 1, 32).tobytes().decode("utf-8", "replace")
+
+
+def code_words(text: str) -> str:
+    """``code_words_utf8`` for a str (queries, short texts)."""
+    return code_words_utf8(text.encode("utf-8", "surrogatepass"))
+
+
+def name_words(symbols: Sequence[Symbol]) -> str:
+    """The words of all symbol names of a file, for the ``name_words`` field."""
+    return " ".join(" ".join(split_words(s.name)) for s in symbols)
