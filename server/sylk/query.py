@@ -1,0 +1,195 @@
+"""Search requests: filters, inline filter syntax, and rank fusion.
+
+Pure functions and values, shared by the CLI and the ``sylk/search`` request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+MODES = ("hybrid", "lexical", "semantic")
+TYPES = ("source_code", "markdown", "config", "text")
+RRF_K = 60
+
+
+class QueryError(ValueError):
+    """A malformed search request; ``field`` names the offending parameter."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+@attrs.frozen
+class Filters:
+    languages: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # gitignore-style globs, relative to the root
+    kinds: tuple[str, ...] = ()
+    min_lines: int | None = None
+    max_lines: int | None = None
+
+    def merged(self, other: Filters) -> Filters:
+        return Filters(
+            languages=self.languages + other.languages,
+            types=self.types + other.types,
+            paths=self.paths + other.paths,
+            kinds=self.kinds + other.kinds,
+            min_lines=other.min_lines if other.min_lines is not None else self.min_lines,
+            max_lines=other.max_lines if other.max_lines is not None else self.max_lines,
+        )
+
+    @property
+    def empty(self) -> bool:
+        return self == Filters()
+
+
+@attrs.frozen
+class Weights:
+    lexical: float = 1.0
+    semantic: float = 1.0
+
+
+@attrs.frozen
+class SearchRequest:
+    query: str
+    mode: str = "hybrid"
+    limit: int = 20
+    offset: int = 0
+    filters: Filters = Filters()
+    fuzzy: bool = False
+    facets: bool = False
+    context_lines: int = 2
+    weights: Weights = Weights()
+    rrf_k: int = RRF_K
+
+
+_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|minlines|maxlines):("[^"]*"|\S+)')
+_INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", "path": "paths", "kind": "kinds"}
+
+
+def parse_inline(query: str) -> tuple[str, Filters]:
+    """``lang:python path:src/** kind:function retry backoff`` -> ("retry backoff", filters).
+    Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``)."""
+    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": []}
+    bounds: dict[str, int] = {}
+
+    def take(m: re.Match[str]) -> str:
+        key, value = m.group(1), m.group(2).strip('"')
+        if key in ("minlines", "maxlines"):
+            try:
+                bounds[key] = int(value)
+            except ValueError:
+                raise QueryError(key, f"expected a number, got {value!r}") from None
+        else:
+            found[_INLINE_FIELD[key]].extend(v for v in value.split(",") if v)
+        return " "
+    rest = _INLINE.sub(take, query)
+    filters = Filters(
+        languages=tuple(found["languages"]), types=tuple(found["types"]), paths=tuple(found["paths"]),
+        kinds=tuple(found["kinds"]), min_lines=bounds.get("minlines"), max_lines=bounds.get("maxlines"),
+    )
+    return " ".join(rest.split()), filters
+
+
+def rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion: score(d) = sum_i w_i / (k + rank_i(d)), ranks from 1.
+    Ties keep the order of first appearance (lexical first)."""
+    scores: dict[int, float] = {}
+    for ranking, w in zip(rankings, weights):
+        for rank, doc in enumerate(ranking, 1):
+            scores[doc] = scores.get(doc, 0.0) + w / (k + rank)
+    order: dict[int, int] = {}
+    for doc in (d for r in rankings for d in r):
+        order.setdefault(doc, len(order))
+    return sorted(scores.items(), key=lambda t: (-t[1], order[t[0]]))
+
+
+def _strings(field: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise QueryError(field, "expected a string or a list of strings")
+
+
+def _int(field: str, value: Any, *, low: int, high: int | None = None, default: int | None = None) -> int | None:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QueryError(field, f"expected an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        raise QueryError(field, f"must be between {low} and {high}" if high is not None else f"must be >= {low}")
+    return value
+
+
+def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str = "hybrid",
+                        default_limit: int = 20, rrf_k: int = RRF_K,
+                        default_weights: Weights = Weights()) -> SearchRequest:
+    """A SearchRequest from ``sylk/search`` params (camelCase); QueryError names a bad field."""
+    if not isinstance(params, Mapping):
+        raise QueryError("params", "expected an object")
+    query = params.get("query")
+    if not isinstance(query, str):
+        raise QueryError("query", "required, a string")
+    mode = params.get("mode", default_mode)
+    if mode not in MODES:
+        raise QueryError("mode", f"one of {', '.join(MODES)}, got {mode!r}")
+    raw = params.get("filters")
+    raw = {} if raw is None else raw
+    if not isinstance(raw, Mapping):
+        raise QueryError("filters", "expected an object")
+    known = {"languages", "types", "paths", "kinds", "minLines", "maxLines"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
+    types = _strings("filters.types", raw.get("types"))
+    bad = [t for t in types if t not in TYPES]
+    if bad:
+        raise QueryError("filters.types", f"unknown type {bad[0]!r}; one of {', '.join(TYPES)}")
+    filters = Filters(
+        languages=_strings("filters.languages", raw.get("languages")),
+        types=types,
+        paths=_strings("filters.paths", raw.get("paths")),
+        kinds=_strings("filters.kinds", raw.get("kinds")),
+        min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
+        max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
+    )
+    w = params.get("weights")
+    w = {} if w is None else w
+    if not isinstance(w, Mapping):
+        raise QueryError("weights", "expected an object")
+    weights = Weights(
+        lexical=_float("weights.lexical", w.get("lexical"), default_weights.lexical),
+        semantic=_float("weights.semantic", w.get("semantic"), default_weights.semantic),
+    )
+    text, inline = parse_inline(query)
+    for flag in ("fuzzy", "facets"):
+        if flag in params and not isinstance(params[flag], bool):
+            raise QueryError(flag, "expected true or false")
+    return SearchRequest(
+        query=text,
+        mode=mode,
+        limit=_int("limit", params.get("limit"), low=1, high=1000, default=default_limit),  # type: ignore[arg-type]
+        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
+        filters=filters.merged(inline),
+        fuzzy=bool(params.get("fuzzy", False)),
+        facets=bool(params.get("facets", False)),
+        context_lines=_int("contextLines", params.get("contextLines"), low=0, high=50, default=2),  # type: ignore[arg-type]
+        weights=weights,
+        rrf_k=rrf_k,
+    )
+
+
+def _float(field: str, value: Any, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise QueryError(field, f"expected a number >= 0, got {value!r}")
+    return float(value)
