@@ -40,8 +40,8 @@ def test_only_changed_added_and_deleted_files_are_processed(workspace: Path):
     names = {h.symbol.name for h in ws.search_symbols("", limit=1000)}
     assert "replaced_everything" in names and "Extra" in names
     assert "HttpRetryPolicy" not in names
-    assert ws.lexical.search_text("replaced_everything")[0].path == "app/http.py"
-    assert not [h for h in ws.lexical.search_text("HttpRetryPolicy") if h.path == "app/http.py"]
+    assert ws.search_paths("replaced_everything")[0] == "app/http.py"
+    assert "app/http.py" not in ws.search_paths("HttpRetryPolicy")
     ws.close()
 
 
@@ -138,7 +138,7 @@ def test_languages_setting_limits_symbol_extraction(workspace: Path):
     kinds = {h.path.rsplit(".", 1)[-1] for h in ws.search_symbols("", limit=1000)}
     assert kinds == {"py"}
     # other files are still searchable as text
-    assert any(h.path == "services/geo/point.go" for h in ws.lexical.search_text("Translate"))
+    assert "services/geo/point.go" in ws.search_paths("Translate")
     ws.close()
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sylk.lexical import LexicalIndex
-from sylk.words import code_words, name_words
-from sylk.symbols import Symbol
+from sylk.lexical_docs import chunk_json_rest
+from sylk.words import code_words
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -22,19 +22,30 @@ def test_code_words(text: str, words: str):
     assert code_words(text) == words
 
 
+PATHS: dict[int, str] = {}
+
+
+def add(lx: LexicalIndex, cid: int, path: str, text: str, kind: str = "window", symbol: str = "",
+        name_words: str = "") -> None:
+    PATHS[cid] = path
+    lines = text.count("\n")
+    lx.add_chunks([(cid, chunk_json_rest(path, None, "source_code", kind, symbol, 0, lines, code_words(text),
+                                         name_words))])
+
+
+def search_paths(lx: LexicalIndex, text: str) -> set[str]:
+    hits, _total = lx.search_chunks(lx.build_query(text), 50)
+    return {PATHS[h.id] for h in hits}
+
+
 @pytest.fixture
 def index(tmp_path: Path) -> LexicalIndex:
     lx = LexicalIndex(tmp_path / "tantivy")
-    docs = {
-        "a.js": "function getUserById(id) { return HTTPServer.fetch(id); }",
-        "b.py": "def parse_config_file(path):\n    return load(path)\n",
-        "c.css": ".main-header { color: red }",
-        "d.c": "int utf8_decode(char *s);  int sha256Sum;",
-    }
-    for path, text in docs.items():
-        lx.add_file(path, None, code_words(text), text.count("\n") + 1, [], "")
-    symbols = [Symbol("HttpRetryPolicy", "class", "", (0, 0, 1, 0), (0, 6, 0, 21))]
-    lx.add_file("e.py", "python", "", 1, [s.name for s in symbols], name_words(symbols))
+    add(lx, 1, "a.js", "function getUserById(id) { return HTTPServer.fetch(id); }")
+    add(lx, 2, "b.py", "def parse_config_file(path):\n    return load(path)\n")
+    add(lx, 3, "c.css", ".main-header { color: red }")
+    add(lx, 4, "d.c", "int utf8_decode(char *s);  int sha256Sum;")
+    add(lx, 9, "e.py", "class HttpRetryPolicy: pass", "class", "HttpRetryPolicy", "http retry policy")
     lx.commit()
     yield lx
     lx.close()
@@ -51,16 +62,17 @@ def index(tmp_path: Path) -> LexicalIndex:
     pytest.param("256", {"d.c"}, id="digits-split"),
     pytest.param("utf8", {"d.c"}, id="digits-original"),
     pytest.param("retry", {"e.py"}, id="symbol-name-word"),
+    pytest.param("HttpRetryPolicy", {"e.py"}, id="symbol-name-original"),
     pytest.param("httpretrypolicy", {"e.py"}, id="symbol-name-whole"),
 ])
 def test_code_aware_search(index: LexicalIndex, query: str, paths: set[str]):
-    assert {h.path for h in index.search_text(query)} == paths
+    assert search_paths(index, query) == paths
 
 
 def test_delete_by_path(index: LexicalIndex):
     index.delete_paths(["a.js"])
     index.commit()
-    assert index.search_text("user") == []
+    assert search_paths(index, "user") == set()
 
 
 def test_second_writer_is_refused(index: LexicalIndex):

@@ -261,3 +261,38 @@ async def test_workspace_symbol_answers_during_the_first_index(tmp_path: Path, _
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_sylk_search_lexical_over_stdio(client: LanguageClient):
+    await wait_for_progress_end(client)
+    result = await client.protocol.send_request_async("sylk/search", {
+        "query": "lang:python get_user_by_id", "mode": "lexical", "limit": 3, "facets": True})
+    hit = result.hits[0]
+    assert (hit.path, hit.symbol, hit.kind, hit.containerName) == (
+        "app/repository.py", "get_user_by_id", "method", "UserRepository")
+    assert hit.uri == uri(client.workspace_root / "app/repository.py")  # type: ignore[attr-defined]
+    lines = (client.workspace_root / "app/repository.py").read_text().splitlines()  # type: ignore[attr-defined]
+    h = hit.highlights[0]
+    assert lines[h.start.line][h.start.character:h.end.character] == "get_user_by_id"
+    assert result.mode == "lexical" and result.index.files == 16
+    assert [f.value for f in result.facets.language] == ["python"]
+
+
+async def test_sylk_search_rejects_bad_params_naming_the_field(client: LanguageClient):
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    await wait_for_progress_end(client)
+    with pytest.raises(JsonRpcInvalidParams, match="mode"):
+        await client.protocol.send_request_async("sylk/search", {"query": "x", "mode": "psychic"})
+    with pytest.raises(JsonRpcInvalidParams, match="filters.minLines"):
+        await client.protocol.send_request_async("sylk/search", {"query": "x", "filters": {"minLines": "a"}})
+    # the server keeps serving
+    ok = await client.protocol.send_request_async("sylk/search", {"query": "Point", "mode": "lexical"})
+    assert ok.hits
+
+
+async def test_sylk_search_as_a_command(client: LanguageClient):
+    await wait_for_progress_end(client)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="sylk.search", arguments=[{"query": "Translate", "mode": "lexical", "limit": 1}]))
+    assert result["hits"][0]["symbol"] == "Translate"

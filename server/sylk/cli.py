@@ -127,6 +127,83 @@ def cmd_symbols(args: argparse.Namespace) -> int:
     return 0 if hits else 1
 
 
+def cmd_search(args: argparse.Namespace) -> int:
+    from .query import Filters, QueryError, SearchRequest, parse_inline
+
+    root = _root(args.path)
+    try:
+        text, inline = parse_inline(args.query)
+    except QueryError as exc:
+        raise CliError(str(exc), 2) from exc
+    filters = Filters(languages=tuple(args.lang or ()), paths=tuple(args.glob or ()), kinds=tuple(args.kind or ()),
+                      types=tuple(args.type or ())).merged(inline)
+    req = SearchRequest(query=text, mode=args.mode, limit=args.limit, offset=args.offset, filters=filters,
+                        fuzzy=args.fuzzy, facets=args.facets, context_lines=args.context)
+    ws = _open(root)
+    try:
+        if not args.no_refresh:
+            _refresh(ws)
+        result = ws.search(req)
+    finally:
+        ws.close()
+    if args.format == "json":
+        print(json.dumps(_result_json(result), indent=2, ensure_ascii=False))
+        return 0 if result.hits else 1
+    if args.format == "paths":
+        seen: set[str] = set()
+        for h in result.hits:
+            if h.path not in seen:
+                seen.add(h.path)
+                print(h.path)
+        return 0 if result.hits else 1
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    for n, h in enumerate(result.hits, req.offset + 1):
+        title = ".".join(x for x in (h.container, h.symbol) if x) or h.kind
+        loc = f"{h.path}:{h.start_line + 1}"
+        ranks = " ".join(f"{k}#{v}" for k, v in (("lex", h.lexical_rank), ("sem", h.semantic_rank)) if v)
+        if color:
+            loc, title = f"\x1b[36m{loc}\x1b[0m", f"\x1b[1m{title}\x1b[0m"
+        print(f"{n:>3}. {loc}  {title}  ({h.kind}{', ' + ranks if ranks else ''})")
+        for i, line in enumerate(h.snippet.split("\n"), h.snippet_line):
+            if color:
+                line = _highlight(line, [(a, b) for (ln, a, b) in h.highlights if ln == i])
+            print(f"     {i + 1:>5}  {line}")
+    if result.facets:
+        for name, values in result.facets.items():
+            print(f"{name}: " + ", ".join(f"{v} ({c})" for v, c in values[:8]))
+    footer = f"{len(result.hits)} of {result.total_hits} hits in {result.took_ms:.1f} ms, mode {result.mode}"
+    if result.message:
+        footer += f" ({result.message})"
+    print(footer, file=sys.stderr)
+    return 0 if result.hits else 1
+
+
+def _highlight(line: str, spans: list[tuple[int, int]]) -> str:
+    """Bold the UTF-16 spans of a line (ASCII-only lines map 1:1; others are left plain)."""
+    if not spans or not line.isascii():
+        return line
+    out, pos = [], 0
+    for a, b in sorted(spans):
+        out.append(line[pos:a] + "\x1b[1;33m" + line[a:b] + "\x1b[0m")
+        pos = b
+    return "".join(out) + line[pos:]
+
+
+def _result_json(result) -> dict:
+    return {
+        "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
+        "hits": [{
+            "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
+            "containerName": h.container, "startLine": h.start_line + 1, "endLine": h.end_line + 1,
+            "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": h.semantic_rank,
+            "snippet": h.snippet, "snippetLine": h.snippet_line + 1,
+        } for h in result.hits],
+        "facets": {k: [{"value": v, "count": c} for v, c in vs] for k, vs in result.facets.items()},
+        "index": result.index,
+        **({"message": result.message} if result.message else {}),
+    }
+
+
 def _human(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -199,6 +276,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("default", "json"), default="default")
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
     p.set_defaults(func=cmd_symbols)
+
+    p = sub.add_parser("search", help="search code by words and by meaning (hybrid)",
+                       description="Inline filters work in the query: lang:python path:src/** kind:function "
+                                   "type:markdown minlines:N maxlines:N")
+    p.add_argument("query")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--mode", choices=("hybrid", "lexical", "semantic"), default="hybrid")
+    p.add_argument("--lang", action="append", help="only this language (repeatable)")
+    p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
+    p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
+    p.add_argument("--type", action="append", choices=("source_code", "markdown", "config", "text"))
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--context", type=int, default=2, help="lines of context around the match")
+    p.add_argument("--fuzzy", action="store_true", help="tolerate one typo per word")
+    p.add_argument("--facets", action="store_true", help="print counts by language, type, kind, folder")
+    p.add_argument("--format", choices=("default", "paths", "json"), default="default")
+    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
+    p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("status", help="what is indexed, and what was skipped and why")
     p.add_argument("path", nargs="?")

@@ -38,12 +38,48 @@ class SymbolSettings:
 
 
 @attrs.define
+class WeightSettings:
+    lexical: float = attrs.field(default=1.0)
+    semantic: float = attrs.field(default=1.0)
+
+    @lexical.validator
+    @semantic.validator
+    def _check(self, attribute: attrs.Attribute, value: float) -> None:
+        if value < 0:
+            raise ValueError(f"search.weights.{attribute.name} must be >= 0, got {value}")
+
+
+@attrs.define
+class SearchSettings:
+    mode: str = attrs.field(default="hybrid")
+    limit: int = attrs.field(default=20)
+    rrf_k: int = attrs.field(default=60)
+    weights: WeightSettings = attrs.field(factory=WeightSettings)
+
+    @mode.validator
+    def _check_mode(self, attribute: attrs.Attribute, value: str) -> None:
+        if value not in ("hybrid", "lexical", "semantic"):
+            raise ValueError(f"search.mode must be hybrid, lexical or semantic, got {value!r}")
+
+    @limit.validator
+    def _check_limit(self, attribute: attrs.Attribute, value: int) -> None:
+        if not 1 <= value <= 1000:
+            raise ValueError(f"search.limit must be between 1 and 1000, got {value}")
+
+    @rrf_k.validator
+    def _check_k(self, attribute: attrs.Attribute, value: int) -> None:
+        if value < 1:
+            raise ValueError(f"search.rrfK must be >= 1, got {value}")
+
+
+@attrs.define
 class Settings:
     index_dir: str | None = None
     exclude: list[str] = attrs.field(factory=list)
     max_file_size: int = attrs.field(default=1 << 20)
     languages: list[str] = attrs.field(factory=list)  # empty: all we know
     symbols: SymbolSettings = attrs.field(factory=SymbolSettings)
+    search: SearchSettings = attrs.field(factory=SearchSettings)
 
     @max_file_size.validator
     def _check_size(self, attribute: attrs.Attribute, value: int) -> None:
@@ -70,7 +106,7 @@ def _snake(name: str) -> str:
 
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
-    for cls in (Settings, SymbolSettings):
+    for cls in (WeightSettings, SearchSettings, SymbolSettings, Settings):  # nested classes first
         overrides = {f.name: override(rename=_camel(f.name)) for f in attrs.fields(cls)}
         conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
         conv.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, conv, **overrides))

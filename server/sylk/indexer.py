@@ -30,10 +30,12 @@ from .languages import language_for_path
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .manifest import FileRecord, Manifest, decode_symbols
 from .parsing import Parsed, parse_batch, parse_file
+from .query import SearchRequest
+from .search import HybridSearch, SearchResult
 from .symbol_search import SymbolHit, SymbolTable
 from .symbols import Symbol
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 META_FILE = "sylk-index.json"
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 48
@@ -110,6 +112,8 @@ class Workspace:
         except LexicalIndexLocked:
             self.lexical = LexicalIndex(self.index_dir / "tantivy", writable=False)
             self.read_only_reason = "another Sylk process is indexing this workspace; serving its index read-only"
+        # after a crash Tantivy may hold chunks the manifest never recorded: never reuse their ids
+        self._next_chunk_id = max(self.manifest.max_chunk_id(), self.lexical.max_chunk_id())
         if load_symbols:
             self._load_table()
 
@@ -199,6 +203,7 @@ class Workspace:
             report.deleted = len(deleted)
 
         pending: list[tuple[FileRecord, str]] = []
+        pending_chunks: list[tuple] = []
         pending_skips: list[tuple[str, str]] = []
         pending_deletes: list[str] = list(deleted)
         pending_touches: list[tuple[str, int, int]] = []
@@ -206,11 +211,11 @@ class Workspace:
         done = 0
 
         def flush() -> None:
-            nonlocal pending, pending_skips, pending_deletes, pending_touches, last_commit
+            nonlocal pending, pending_chunks, pending_skips, pending_deletes, pending_touches, last_commit
             progress(Progress("commit", done, total, "committing"))
             self.lexical.commit()
-            self.manifest.apply(pending, pending_deletes, pending_skips, pending_touches)
-            pending, pending_skips, pending_deletes, pending_touches = [], [], [], []
+            self.manifest.apply(pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
+            pending, pending_chunks, pending_skips, pending_deletes, pending_touches = [], [], [], [], []
             last_commit = time.monotonic()
 
         languages = frozenset(self.settings.languages)
@@ -235,8 +240,7 @@ class Workspace:
                     report.changed += 1
                 else:
                     report.added += 1
-                self.lexical.add_file(parsed.rel, parsed.language, parsed.words, parsed.lines,
-                                      parsed.names, parsed.names_words)
+                pending_chunks.extend(self._store(parsed))
                 if self._table is not None:
                     self._table.set_file(parsed.rel, decode_symbols(parsed.symbol_data))
                 if parsed.replaced:
@@ -264,6 +268,20 @@ class Workspace:
         report.seconds = time.perf_counter() - t0
         progress(Progress("done", done, total, report.summary()))
         return report
+
+    def _store(self, parsed: Parsed) -> list[tuple]:
+        """Add a parsed file's chunks to the lexical index (new chunk ids) and return
+        the manifest rows for them. The caller deleted the file's old documents."""
+        rows = []
+        docs = []
+        for start, end, typ, kind, symbol, container, text_hash, embed_text, doc_rest in parsed.chunks:
+            self._next_chunk_id += 1
+            cid = self._next_chunk_id
+            docs.append((cid, doc_rest))
+            rows.append((cid, parsed.rel, start, end, parsed.language, typ, kind, symbol, container,
+                         text_hash, embed_text))
+        self.lexical.add_chunks(docs)
+        return rows
 
     def _parse_all(self, todo: list[tuple[scan.FileEntry, str | None]], languages: frozenset[str],
                    workers: int | None, cancel: threading.Event) -> Iterable[Parsed]:
@@ -297,6 +315,7 @@ class Workspace:
         report = IndexReport()
         known = self.manifest.files()
         upserts: list[tuple[FileRecord, str]] = []
+        chunk_rows: list[tuple] = []
         deletes: list[str] = []
         skips: list[tuple[str, str]] = []
         tables: list[tuple[str, str]] = []
@@ -317,15 +336,14 @@ class Workspace:
                     deletes.append(rel)
                     report.skipped[parsed.skip] += 1
                     continue
-                self.lexical.add_file(rel, parsed.language, parsed.words, parsed.lines,
-                                      parsed.names, parsed.names_words)
+                chunk_rows.extend(self._store(parsed))
                 upserts.append((FileRecord(rel, parsed.hash, parsed.size, parsed.mtime_ns, parsed.language,
                                            len(parsed.names), parsed.replaced), parsed.symbol_data))
                 tables.append((rel, parsed.symbol_data))
                 report.changed += 1
             self.lexical.delete_paths(deletes)
             self.lexical.commit()
-            self.manifest.apply(upserts, deletes, skips)
+            self.manifest.apply(upserts, deletes, skips, chunks=chunk_rows)
             for rel, data in tables:
                 if self._table is not None:
                     self._table.set_file(rel, decode_symbols(data))
@@ -361,6 +379,26 @@ class Workspace:
             return symbols_mod.extract(text.encode("utf-8", "surrogatepass"), lang)
         return self.manifest.file_symbols(rel)
 
+    def index_state(self) -> dict:
+        """The ``index`` block of a search result: how complete each side is."""
+        chunks = self.manifest.chunk_counts()
+        files = self.manifest.counts()["files"]
+        return {"files": files, "chunks": chunks["chunks"], "embedded": chunks["embedded"],
+                "pending": chunks["pending"], "ready": chunks["pending"] == 0 and self.semantic_ready}
+
+    @property
+    def semantic_ready(self) -> bool:
+        return False
+
+    def search_paths(self, text: str, limit: int = 20) -> list[str]:
+        """Paths of the files whose chunks match ``text`` lexically, best first."""
+        return list(dict.fromkeys(h.path for h in self.search(SearchRequest(text, "lexical", limit=limit * 5,
+                                                                            context_lines=0)).hits))[:limit]
+
+    def search(self, req: SearchRequest) -> SearchResult:
+        return HybridSearch(self.root, self.lexical, self.manifest,
+                            semantic_note="semantic search is not available yet").search(req, self.index_state())
+
     def status(self) -> dict:
         counts = self.manifest.counts()
         last = self.manifest.get_meta("last_indexed")
@@ -376,6 +414,7 @@ class Workspace:
             "lastIndexed": float(last) if last else None,
             "skipped": [{"path": p, "reason": r} for p, r in skipped],
             "readOnly": not self.writable,
+            **{k: v for k, v in self.manifest.chunk_counts().items()},
         }
 
     def clear(self) -> None:

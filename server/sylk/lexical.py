@@ -1,9 +1,11 @@
 """The lexical index: Tantivy on disk.
 
-One document per indexed file (``doc_type`` ``file``; later kinds of documents
-share the index): its full text and the names of the symbols it defines, whole
-(``name``) and as words (``name_words``), so a file defining a name ranks above
-one that merely mentions it. Per-symbol details live in the manifest.
+One document per chunk (``doc_type`` ``chunk``; see chunks.py): a function,
+method, class, file header, Markdown section, config key or text window, with
+its text (``content``), the name it defines, whole (``name``) and as words
+(``name_words``), and its metadata as stored fast fields for filters and facets.
+Chunks cover every line of a file, so the chunk documents are the full text
+index too.
 
 Code-aware tokens: text is split into words at camelCase, PascalCase,
 snake_case, kebab-case and digit boundaries (``getHTTPResponse2`` -> ``get HTTP
@@ -20,6 +22,7 @@ manifest keeps. Custom tokenizers are not stored in the index, so
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -27,6 +30,7 @@ from pathlib import Path
 import attrs
 import tantivy
 
+from .lexical_docs import chunk_json_rest  # noqa: F401  (re-exported)
 from .words import code_words
 
 WORDS = "sylk_words"
@@ -44,27 +48,45 @@ def _register(index: tantivy.Index) -> None:
     index.register_tokenizer(LOWER, lower)
 
 
+_QUERY_TOKEN = re.compile(r'"[^"]*"|[^\W_][\w]*')
+
+
+def query_words(text: str) -> str:
+    """A user query with identifiers split the way the index splits them. An
+    identifier made of several words becomes a quoted phrase, so ``HttpRetryPolicy``
+    finds that identifier (or ``http_retry_policy``), not every ``http``."""
+    def one(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if token.startswith('"'):
+            return code_words(token)
+        words = code_words(token)
+        return f'"{words}"' if words != token else token
+    return _QUERY_TOKEN.sub(one, text)
+
+
 def build_schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
-    sb.add_text_field("path", stored=True, tokenizer_name="raw", fast=True)
-    sb.add_text_field("doc_type", stored=True, tokenizer_name="raw", fast=True)
-    sb.add_text_field("language", stored=True, tokenizer_name="raw", fast=True)
+    sb.add_integer_field("chunk_id", stored=True, indexed=True, fast=True)
+    sb.add_text_field("path", stored=False, tokenizer_name="raw")
+    sb.add_text_field("doc_type", stored=False, tokenizer_name="raw")
+    sb.add_text_field("language", stored=False, tokenizer_name="raw", fast=True)
+    sb.add_text_field("type", stored=False, tokenizer_name="raw", fast=True)
+    sb.add_text_field("kind", stored=False, tokenizer_name="raw", fast=True)
     sb.add_text_field("name", stored=False, tokenizer_name=LOWER)
     sb.add_text_field("name_words", stored=False, tokenizer_name=WORDS)
     sb.add_text_field("content", stored=False, tokenizer_name=WORDS)
-    sb.add_integer_field("lines", stored=True)
+    sb.add_integer_field("lines", stored=False, indexed=True, fast=True)
     return sb.build()
+
+
+@attrs.frozen(slots=True)
+class ChunkHit:
+    id: int
+    score: float
 
 
 class LexicalIndexLocked(RuntimeError):
     """Another process holds the index writer."""
-
-
-@attrs.frozen
-class TextHit:
-    path: str
-    doc_type: str
-    score: float
 
 
 class LexicalIndex:
@@ -110,16 +132,13 @@ class LexicalIndex:
             for p in paths:
                 w.delete_documents_by_term("path", p)
 
-    def add_file(self, path: str, language: str | None, words: str, lines: int,
-                 names: Sequence[str], names_words: str) -> None:
-        """Add one file: ``words`` is its text through ``code_words``, ``names`` the
-        names of its symbols and ``names_words`` their words (``name_words``).
-        Call delete_paths first when re-indexing."""
+    def add_chunks(self, docs: Sequence[tuple[int, str]]) -> None:
+        """Add chunk documents given as (chunk id, chunk_json_rest(...)); call
+        delete_paths first when re-indexing a file."""
         with self._lock:
-            self._w().add_document(tantivy.Document(
-                path=path, doc_type="file", language=language or "text", content=words, lines=lines,
-                name=list(names), name_words=names_words,
-            ))
+            w = self._w()
+            for cid, rest in docs:
+                w.add_json('{"chunk_id":' + str(cid) + rest)
 
     def commit(self) -> None:
         with self._lock:
@@ -130,25 +149,42 @@ class LexicalIndex:
     def reload(self) -> None:
         self.index.reload()
 
+    def max_chunk_id(self) -> int:
+        searcher = self.index.searcher()
+        if searcher.num_docs == 0:
+            return 0
+        hits = searcher.search(tantivy.Query.all_query(), 1, count=False, order_by_field="chunk_id").hits
+        return searcher.doc(hits[0][1]).get_first("chunk_id") if hits else 0
+
     def num_docs(self) -> int:
         return self.index.searcher().num_docs
 
-    def search_text(self, text: str, limit: int = 20, doc_type: str | None = None) -> list[TextHit]:
-        """Plain BM25 over symbol names, their words and contents (user query syntax tolerated)."""
+    def build_query(self, text: str, *, fuzzy: bool = False, languages: Sequence[str] = (),
+                    types: Sequence[str] = (), kinds: Sequence[str] = (), min_lines: int | None = None,
+                    max_lines: int | None = None) -> tantivy.Query:
+        """BM25 over chunk names (boosted), their words and contents, with filters.
+        User syntax is tolerated (lenient parsing); identifiers match as phrases of words."""
         fields = ["name", "name_words", "content"]
-        query, _errors = self.index.parse_query_lenient(
-            code_words(text), fields, field_boosts={"name": 4.0, "name_words": 2.0})
-        if doc_type is not None:
-            query = tantivy.Query.boolean_query([
-                (tantivy.Occur.Must, query),
-                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "doc_type", doc_type)),
-            ])
+        fuzzy_fields = {"content": (False, 1, True), "name_words": (False, 1, True)} if fuzzy else None
+        parsed, _errors = self.index.parse_query_lenient(
+            query_words(text), fields, field_boosts={"name": 5.0, "name_words": 2.5}, fuzzy_fields=fuzzy_fields)
+        clauses = [(tantivy.Occur.Must, parsed),
+                   (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "doc_type", "chunk"))]
+        for field, values in (("language", languages), ("type", types), ("kind", kinds)):
+            if values:
+                clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, v)) for v in values])))
+        if min_lines is not None or max_lines is not None:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(
+                self.schema, "lines", tantivy.FieldType.Integer, min_lines, max_lines)))
+        return tantivy.Query.boolean_query(clauses)
+
+    def search_chunks(self, query: tantivy.Query, limit: int) -> tuple[list[ChunkHit], int]:
+        """The best ``limit`` chunks for a query built by build_query, and the total count."""
         searcher = self.index.searcher()
-        out = []
-        for score, addr in searcher.search(query, limit).hits:
-            d = searcher.doc(addr)
-            out.append(TextHit(d.get_first("path"), d.get_first("doc_type"), score))
-        return out
+        result = searcher.search(query, limit, count=True)
+        hits = [ChunkHit(searcher.doc(addr).get_first("chunk_id"), score) for score, addr in result.hits]
+        return hits, result.count or 0
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())

@@ -33,7 +33,39 @@ CREATE TABLE IF NOT EXISTS files (
     symbol_data TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+-- Chunks: the unit of retrieval. ``id`` is the Tantivy chunk_id and the FAISS id.
+-- ``embed_text`` is what the embedding model sees (kept for a model change).
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    language TEXT,
+    type TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    symbol TEXT NOT NULL,
+    container TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    embed_text TEXT,
+    embedded INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+
 """
+
+
+@attrs.frozen(slots=True)
+class ChunkRecord:
+    id: int
+    path: str
+    start_line: int
+    end_line: int
+    language: str | None
+    type: str
+    kind: str
+    symbol: str
+    container: str
+    text_hash: str
 
 
 @attrs.frozen(slots=True)
@@ -90,9 +122,12 @@ class Manifest:
 
     def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
               skipped: Iterable[tuple[str, str]] = (),
-              touches: Iterable[tuple[str, int, int]] = ()) -> None:
+              touches: Iterable[tuple[str, int, int]] = (),
+              chunks: Iterable[tuple] = ()) -> None:
         """One transaction: replace files (with their encoded symbols), delete files, note skips,
-        and record new (size, mtime) of files whose content did not change."""
+        and record new (size, mtime) of files whose content did not change. ``chunks``
+        are rows (id, path, start, end, language, type, kind, symbol, container,
+        text_hash, embed_text) of the upserted files, replacing their old chunks."""
         now = time.time()
         with self._lock:
             db = self._db
@@ -101,6 +136,10 @@ class Manifest:
                 db.executemany("DELETE FROM files WHERE path=?", ((p,) for p in deletes))
                 db.executemany("DELETE FROM skipped WHERE path=?", ((p,) for p in deletes))
                 upserts = list(upserts)
+                db.executemany("DELETE FROM chunks WHERE path=?", ((p,) for p in deletes))
+                db.executemany("DELETE FROM chunks WHERE path=?", ((r.path,) for r, _d in upserts))
+                db.executemany("INSERT INTO chunks (id, path, start_line, end_line, language, type, kind, symbol, "
+                               "container, text_hash, embed_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)", chunks)
                 db.executemany("DELETE FROM skipped WHERE path=?", ((r.path,) for r, _d in upserts))
                 db.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
@@ -136,6 +175,61 @@ class Manifest:
         with self._lock:
             row = self._db.execute("SELECT symbol_data FROM files WHERE path=?", (path,)).fetchone()
         return decode_symbols(row[0]) if row else []
+
+    # chunks -----------------------------------------------------------
+    def max_chunk_id(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0]
+
+    def chunk_ids(self, paths: Iterable[str]) -> list[int]:
+        with self._lock:
+            out: list[int] = []
+            for p in paths:
+                out.extend(r[0] for r in self._db.execute("SELECT id FROM chunks WHERE path=?", (p,)))
+            return out
+
+    def chunks_by_id(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        out: dict[int, ChunkRecord] = {}
+        with self._lock:
+            for i in range(0, len(ids), 500):
+                part = ids[i:i + 500]
+                rows = self._db.execute(
+                    "SELECT id, path, start_line, end_line, language, type, kind, symbol, container, text_hash "
+                    f"FROM chunks WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
+                for r in rows:
+                    out[r[0]] = ChunkRecord(*r)
+        return out
+
+    def pending_chunks(self, limit: int, first_paths: Sequence[str] = ()) -> list[tuple[int, str, str]]:
+        """(id, text_hash, embed_text) of chunks not embedded yet; ``first_paths`` first."""
+        with self._lock:
+            rows: list[tuple[int, str, str]] = []
+            for p in first_paths:
+                rows.extend(self._db.execute(
+                    "SELECT id, text_hash, embed_text FROM chunks WHERE embedded=0 AND path=?", (p,)))
+            seen = {r[0] for r in rows}
+            more = self._db.execute(
+                "SELECT id, text_hash, embed_text FROM chunks WHERE embedded=0 ORDER BY id LIMIT ?",
+                (limit + len(seen),)).fetchall()
+            rows.extend(r for r in more if r[0] not in seen)
+            return rows[:limit]
+
+    def mark_embedded(self, ids: Iterable[int]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._db.executemany("UPDATE chunks SET embedded=1 WHERE id=?", ((i,) for i in ids))
+            self._db.execute("COMMIT")
+
+    def reset_embedded(self) -> None:
+        """After a model change: every chunk is embedded again."""
+        with self._lock:
+            self._db.execute("UPDATE chunks SET embedded=0")
+
+    def chunk_counts(self) -> dict[str, int]:
+        with self._lock:
+            total, embedded = self._db.execute(
+                "SELECT count(*), coalesce(sum(embedded), 0) FROM chunks").fetchone()
+        return {"chunks": total, "embedded": embedded, "pending": total - embedded}
 
     def counts(self) -> dict[str, int]:
         with self._lock:

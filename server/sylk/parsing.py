@@ -6,6 +6,7 @@ Tantivy, no settings machinery): a spawned worker starts faster.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +16,12 @@ from . import scan, symbols as symbols_mod
 from .languages import language_for_path
 from .manifest import encode_symbols
 from .symbols import Symbol
-from .words import code_words_utf8, name_words
+from .chunks import CONTAINER_KINDS, chunk_file, file_type, window_chunk
+from .lexical_docs import chunk_json_rest
+from .symbol_search import split_words
+from .words import code_words, code_words_utf8
+
+_WORD = re.compile(r"\w")
 
 
 @attrs.frozen
@@ -26,13 +32,13 @@ class Parsed:
     mtime_ns: int
     hash: str = ""
     language: str | None = None
-    words: str = ""  # the text through words.code_words_utf8
     lines: int = 0
     # Symbols travel encoded (manifest.encode_symbols): unpickling tens of thousands of
     # objects costs the main process more than decoding them where they are needed.
     names: tuple[str, ...] = ()
     symbol_data: str = "[]"  # manifest.encode_symbols(symbols)
-    names_words: str = ""  # words.name_words(symbols)
+    # (start, end, type, kind, symbol, container, text_hash, embed_text, lexical.chunk_json_rest(...))
+    chunks: tuple[tuple, ...] = ()
     replaced: bool = False
     skip: str | None = None  # reason, if skipped
     unchanged: bool = False  # content hash equals the manifest's
@@ -56,9 +62,48 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
             syms = tuple(symbols_mod.extract(src.data, lang))
         except Exception:  # a grammar failure costs the symbols, not the text
             syms = ()
-    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, code_words_utf8(src.data),
-                  src.data.count(b"\n") + 1, tuple(s.name for s in syms), encode_symbols(syms), name_words(syms),
-                  src.replaced)
+    words = code_words_utf8(src.data)
+    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
+                  src.data.count(b"\n") + 1, tuple(s.name for s in syms), encode_symbols(syms),
+                  chunk_rows(entry.rel, lang, src.text, words, syms), src.replaced)
+
+
+def chunk_rows(rel: str, language: str | None, text: str, words: str,
+               symbols: Sequence[Symbol]) -> tuple[tuple, ...]:
+    """The chunks of a file as rows for the stores, every non-blank line covered:
+    lines no chunk holds become windows of their own."""
+    chunks = list(chunk_file(rel, language, text, symbols))
+    lines = text.split("\n")
+    covered = bytearray(len(lines))
+    for c in chunks:
+        covered[c.start_line:c.end_line + 1] = b"\x01" * (min(c.end_line, len(lines) - 1) - c.start_line + 1)
+    start = None
+    gaps: list[tuple[int, int]] = []
+    for i, line in enumerate(lines):
+        hole = not covered[i] and _WORD.search(line) is not None  # punctuation-only lines need no chunk
+        if hole and start is None:
+            start = i
+        elif not hole and start is not None and covered[i]:
+            gaps.append((start, i - 1))
+            start = None
+    if start is not None:
+        gaps.append((start, len(lines) - 1))
+    if gaps:
+        kind = file_type(rel, language)
+        for a, b in gaps:
+            body = "\n".join(lines[a:b + 1]).strip("\n")
+            if body.strip():
+                chunks.append(window_chunk(rel, language, kind, a, b, body))
+    word_lines = words.split("\n")
+    rows = []
+    for c in chunks:
+        names = " ".join(w for w in (c.symbol, c.container) if w)
+        # a class chunk's text is its summary (header, doc, member signatures), not its lines
+        body = code_words(c.text) if c.kind in CONTAINER_KINDS else "\n".join(word_lines[c.start_line:c.end_line + 1])
+        rows.append((c.start_line, c.end_line, c.type, c.kind, c.symbol, c.container, c.text_hash, c.embed_text,
+                     chunk_json_rest(rel, language, c.type, c.kind, c.symbol, c.start_line, c.end_line, body,
+                                     " ".join(split_words(names)) if names else "")))
+    return tuple(rows)
 
 
 def parse_batch(root: str, batch: Sequence[tuple[scan.FileEntry, str | None]], max_size: int,

@@ -262,9 +262,10 @@ def create_server() -> SylkServer:
         await ls.start_indexing("Re-indexing workspace")
         return {"started": True}
 
-    from . import symbols
+    from . import search, symbols
 
     symbols.setup(server)
+    search.setup(server)
     return server
 
 

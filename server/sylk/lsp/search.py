@@ -1,0 +1,97 @@
+"""The ``sylk/search`` request (and ``workspace/executeCommand sylk.search``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..query import QueryError, Weights, request_from_params
+from ..search import SearchResult
+from . import convert
+
+if TYPE_CHECKING:
+    from .server import SylkServer
+
+SEARCH = "sylk/search"
+CMD_SEARCH = "sylk.search"
+
+
+def result_to_wire(ls: SylkServer, result: SearchResult) -> dict[str, Any]:
+    """A SearchResult as the camelCase JSON the protocol describes."""
+    assert ls.root is not None
+    hits = []
+    for h in result.hits:
+        hits.append({
+            "uri": convert.path_to_uri(ls.root, h.path),
+            "path": h.path,
+            "range": {"start": {"line": h.start_line, "character": 0},
+                      "end": {"line": h.end_line + 1, "character": 0}},
+            "language": h.language,
+            "type": h.type,
+            "kind": h.kind,
+            "symbol": h.symbol,
+            "containerName": h.container,
+            "score": h.score,
+            "lexicalRank": h.lexical_rank,
+            "semanticRank": h.semantic_rank,
+            "snippet": h.snippet,
+            "snippetRange": {"start": {"line": h.snippet_line, "character": 0},
+                             "end": {"line": h.snippet_line + h.snippet.count("\n") + 1, "character": 0}},
+            "highlights": [{"start": {"line": ln, "character": a}, "end": {"line": ln, "character": b}}
+                           for ln, a, b in h.highlights],
+        })
+    out: dict[str, Any] = {
+        "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
+        "hits": hits,
+        "facets": {k: [{"value": v, "count": c} for v, c in vs] for k, vs in result.facets.items()},
+        "index": result.index,
+    }
+    if result.message:
+        out["message"] = result.message
+    return out
+
+
+def setup(server: SylkServer) -> None:
+    async def run(ls: SylkServer, params: Any) -> dict[str, Any]:
+        raw = params if isinstance(params, dict) else _to_dict(params)
+        s = ls.settings
+        try:
+            req = request_from_params(raw, default_mode=s.search.mode, default_limit=s.search.limit,
+                                      rrf_k=s.search.rrf_k,
+                                      default_weights=Weights(s.search.weights.lexical, s.search.weights.semantic))
+        except QueryError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from exc
+        engine = ls.engine
+        if engine is None or ls.root is None:
+            return {"query": raw.get("query", ""), "mode": req.mode, "tookMs": 0, "totalHits": 0, "hits": [],
+                    "facets": {}, "index": {"files": 0, "chunks": 0, "embedded": 0, "pending": 0, "ready": False},
+                    "message": "the index is still opening"}
+        result = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.search, req)
+        return result_to_wire(ls, result)
+
+    # pygls resolves the annotations of custom handlers at run time: keep them to builtins
+    @server.feature(SEARCH)
+    async def sylk_search(ls: Any, params: Any) -> Any:
+        return await run(ls, params)
+
+    @server.command(CMD_SEARCH)
+    async def cmd_search(ls: Any, *args: Any) -> Any:
+        params = args[0] if len(args) == 1 else (args[0][0] if args and isinstance(args[0], list) and args[0] else {})
+        return await run(ls, params)
+
+
+def _to_dict(params: Any) -> Any:
+    """pygls hands custom-request params over as a namespace object; turn it back into plain data."""
+    if isinstance(params, (str, int, float, bool)) or params is None:
+        return params
+    if hasattr(params, "_asdict"):  # a namedtuple: before the tuple case
+        return {k: _to_dict(v) for k, v in params._asdict().items()}
+    if isinstance(params, (list, tuple)):
+        return [_to_dict(p) for p in params]
+    if isinstance(params, dict):
+        return {k: _to_dict(v) for k, v in params.items()}
+    if hasattr(params, "__dict__"):
+        return {k: _to_dict(v) for k, v in vars(params).items()}
+    return params

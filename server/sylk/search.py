@@ -1,0 +1,230 @@
+"""Hybrid search over chunks: Tantivy BM25 (lexical) and FAISS k-NN (semantic),
+fused with reciprocal rank fusion.
+
+Each side over-fetches candidates (a pool several times the page), applies the
+filters, and the fused list is paged. Facets count the fused candidates.
+Snippets come from the files on disk: the lines of the chunk around the first
+line that holds a query word, with the query words highlighted (UTF-16 columns).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+import numpy as np
+import pathspec
+
+from .lexical import ChunkHit, LexicalIndex
+from .manifest import ChunkRecord, Manifest
+from .positions import utf16_len
+from .query import Filters, SearchRequest, rrf
+
+POOL_MIN = 100
+POOL_FACTOR = 3
+FACET_TOP = 20
+
+
+class Embeds(Protocol):
+    model_id: str
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class Vectors(Protocol):
+    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]: ...
+
+    def __len__(self) -> int: ...
+
+
+@attrs.frozen
+class Hit:
+    id: int
+    path: str
+    language: str
+    type: str
+    kind: str
+    symbol: str
+    container: str
+    start_line: int
+    end_line: int
+    score: float
+    lexical_rank: int | None
+    semantic_rank: int | None
+    snippet: str = ""
+    snippet_line: int = 0  # first line of the snippet (0-based)
+    highlights: tuple[tuple[int, int, int], ...] = ()  # (line, start, end), UTF-16 columns
+
+
+@attrs.frozen
+class SearchResult:
+    query: str
+    mode: str
+    took_ms: float
+    total_hits: int
+    hits: list[Hit]
+    facets: dict[str, list[tuple[str, int]]]
+    index: dict[str, Any]
+    message: str | None = None
+
+
+class HybridSearch:
+    def __init__(self, root: Path, lexical: LexicalIndex, manifest: Manifest,
+                 vectors: Vectors | None = None, embedder: Embeds | None = None,
+                 semantic_note: str | None = None) -> None:
+        self.root = root
+        self.lexical = lexical
+        self.manifest = manifest
+        self.vectors = vectors
+        self.embedder = embedder
+        self.semantic_note = semantic_note  # why semantic search is unavailable, if it is
+
+    def search(self, req: SearchRequest, index_state: dict[str, Any]) -> SearchResult:
+        t0 = time.perf_counter()
+        pool = max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR)
+        paths = pathspec.GitIgnoreSpec.from_lines(req.filters.paths) if req.filters.paths else None
+        records: dict[int, ChunkRecord] = {}
+        lexical_ids: list[int] = []
+        semantic_ids: list[int] = []
+        sem_scores: dict[int, float] = {}
+        lexical_total = 0
+        message = None
+        if req.mode in ("hybrid", "lexical"):
+            hits, lexical_total = self._lexical(req, pool)
+            records.update(self.manifest.chunks_by_id([h.id for h in hits]))
+            for h in hits:
+                rec = records.get(h.id)
+                if rec is not None and (paths is None or paths.match_file(rec.path)):
+                    lexical_ids.append(h.id)
+        if req.mode in ("hybrid", "semantic") and req.query.strip():
+            if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
+                message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
+            else:
+                semantic_ids, sem_scores = self._semantic(req, pool, paths, records)
+        if req.mode == "lexical":
+            fused = [(i, 0.0) for i in lexical_ids]
+        elif req.mode == "semantic":
+            fused = [(i, 0.0) for i in semantic_ids]
+        else:
+            fused = rrf([lexical_ids, semantic_ids], [req.weights.lexical, req.weights.semantic], req.rrf_k)
+        lex_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
+        sem_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
+        page = fused[req.offset:req.offset + req.limit]
+        words = _query_words(req.query)
+        texts: dict[str, list[str] | None] = {}
+        out: list[Hit] = []
+        for cid, score in page:
+            rec = records[cid]
+            if req.mode == "lexical":
+                score = 1.0 / (req.rrf_k + lex_rank[cid])
+            elif req.mode == "semantic":
+                score = sem_scores.get(cid, 0.0)
+            snippet, first, marks = self._snippet(rec, words, req.context_lines, texts)
+            out.append(Hit(cid, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
+                           rec.start_line, rec.end_line, round(score, 6), lex_rank.get(cid), sem_rank.get(cid),
+                           snippet, first, marks))
+        facets = _facets([records[c] for c, _ in fused]) if req.facets else {}
+        total = lexical_total if req.mode == "lexical" and paths is None else len(fused)
+        return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
+                            index_state, message)
+
+    # sides --------------------------------------------------------------
+    def _lexical(self, req: SearchRequest, pool: int) -> tuple[list[ChunkHit], int]:
+        f = req.filters
+        query = self.lexical.build_query(req.query, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
+                                         kinds=f.kinds, min_lines=f.min_lines, max_lines=f.max_lines)
+        # path globs are applied afterwards: fetch more when they may drop candidates
+        return self.lexical.search_chunks(query, pool * (4 if f.paths else 1))
+
+    def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
+                  records: dict[int, ChunkRecord]) -> tuple[list[int], dict[int, float]]:
+        assert self.vectors is not None and self.embedder is not None
+        qv = self.embedder.embed_query(req.query)
+        k = pool * (4 if not req.filters.empty else 1)
+        found = self.vectors.search(qv, k)
+        missing = [cid for cid, _ in found if cid not in records]
+        records.update(self.manifest.chunks_by_id(missing))
+        out: list[int] = []
+        scores: dict[int, float] = {}
+        for cid, score in found:
+            rec = records.get(cid)
+            if rec is None or not _passes(rec, req.filters, paths):
+                continue
+            out.append(cid)
+            scores[cid] = score
+            if len(out) >= pool:
+                break
+        return out, scores
+
+    # snippets -----------------------------------------------------------
+    def _snippet(self, rec: ChunkRecord, words: Sequence[str], context: int,
+                 cache: dict[str, list[str] | None]) -> tuple[str, int, tuple[tuple[int, int, int], ...]]:
+        lines = cache.get(rec.path, ())
+        if lines == ():
+            try:
+                lines = (self.root / rec.path).read_text(encoding="utf-8", errors="replace").split("\n")
+            except OSError:
+                lines = None
+            cache[rec.path] = lines
+        if not lines:
+            return "", rec.start_line, ()
+        end = min(rec.end_line, len(lines) - 1)
+        best = rec.start_line
+        pattern = _words_regex(words)
+        if pattern is not None:
+            for i in range(rec.start_line, end + 1):
+                if pattern.search(lines[i]):
+                    best = i
+                    break
+        first = max(rec.start_line, best - context)
+        last = min(end, best + context)
+        if best == rec.start_line:
+            last = min(end, rec.start_line + 2 * context)
+        shown = lines[first:last + 1]
+        marks: list[tuple[int, int, int]] = []
+        if pattern is not None:
+            for n, line in enumerate(shown, first):
+                for m in pattern.finditer(line):
+                    marks.append((n, utf16_len(line[:m.start()]), utf16_len(line[:m.end()])))
+        return "\n".join(shown), first, tuple(marks)
+
+
+def _query_words(query: str) -> list[str]:
+    """The words of a query as typed (identifiers whole), for snippets and highlights."""
+    return [w for w in re.findall(r"\w+", query) if len(w) > 1 or w.isdigit()]
+
+
+def _words_regex(words: Sequence[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)), re.IGNORECASE)
+
+
+def _passes(rec: ChunkRecord, f: Filters, paths: pathspec.PathSpec | None) -> bool:
+    if f.languages and (rec.language or "text") not in f.languages:
+        return False
+    if f.types and rec.type not in f.types:
+        return False
+    if f.kinds and rec.kind not in f.kinds:
+        return False
+    n = rec.end_line - rec.start_line + 1
+    if f.min_lines is not None and n < f.min_lines:
+        return False
+    if f.max_lines is not None and n > f.max_lines:
+        return False
+    return paths is None or paths.match_file(rec.path)
+
+
+def _facets(records: Sequence[ChunkRecord]) -> dict[str, list[tuple[str, int]]]:
+    counters = {"language": Counter(), "type": Counter(), "kind": Counter(), "folder": Counter()}
+    for r in records:
+        counters["language"][r.language or "text"] += 1
+        counters["type"][r.type] += 1
+        counters["kind"][r.kind] += 1
+        counters["folder"][r.path.split("/", 1)[0] if "/" in r.path else "."] += 1
+    return {k: c.most_common(FACET_TOP) for k, c in counters.items()}
