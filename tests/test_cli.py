@@ -17,10 +17,9 @@ def sylk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
 def test_index_prints_a_summary_line(workspace: Path):
     r = sylk("index", str(workspace))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == (
-        f"{workspace}: " + r.stdout.split(": ", 1)[1].strip()
-    )
-    assert "16 files" in r.stdout and "16 added" in r.stdout
+    summary, embedded = r.stdout.strip().splitlines()
+    assert summary.startswith(f"{workspace}: 16 files, ") and "16 added" in summary
+    assert embedded.startswith("embedded ") and "chunks" in embedded
     assert "\r" not in r.stderr  # no progress bar without a terminal
     again = sylk("index", str(workspace))
     assert "0 added, 0 changed, 0 deleted, 16 unchanged" in again.stdout
@@ -124,4 +123,5 @@ def test_index_draws_a_progress_bar_on_a_terminal(workspace: Path):
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "\r\x1b[K" in text                     # the bar redraws in place
     assert "16/16 files 100%" in text
-    assert text.rstrip().endswith("0 deleted, 0 unchanged")  # then the summary line
+    assert "0 deleted, 0 unchanged\r\n" in text                # then the summary line
+    assert "/99 chunks 100%" in text and "embedded 99 chunks" in text  # then the embeddings

@@ -25,7 +25,11 @@ def uri(path: Path) -> str:
     return result
 
 
-async def start(workspace: Path, cache: Path, spec: str, options: Any = None) -> LanguageClient:
+# Most tests are about symbols and the lexical side: the model stays off unless asked for.
+NO_EMBEDDING = {"embedding": {"enabled": False}}
+
+
+async def start(workspace: Path, cache: Path, spec: str, options: Any = NO_EMBEDDING) -> LanguageClient:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     env.pop("SYLK_INDEX_DIR", None)
     config = ClientServerConfig(server_command=[sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
@@ -41,12 +45,26 @@ async def start(workspace: Path, cache: Path, spec: str, options: Any = None) ->
     return client
 
 
-async def wait_for_progress_end(client: LanguageClient, count: int = 1) -> types.WorkDoneProgressEnd:
-    """Wait until ``count`` progress sequences have ended (the server's signal, not a sleep)."""
+INDEXING = "Sylk: Indexing workspace"
+EMBEDDING = "Sylk: Embedding"
+
+
+def progress_ends(client: LanguageClient, title: str = INDEXING) -> list[types.WorkDoneProgressEnd]:
+    """The ends of the progress sequences whose begin had ``title``."""
+    ends = []
+    for reports in list(client.progress_reports.values()):
+        if reports and isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == title:
+            ends.extend(v for v in reports if isinstance(v, types.WorkDoneProgressEnd))
+    return ends
+
+
+async def wait_for_progress_end(client: LanguageClient, count: int = 1,
+                                title: str = INDEXING) -> types.WorkDoneProgressEnd:
+    """Wait until ``count`` progress sequences titled ``title`` have ended (the server's
+    signal, not a sleep)."""
     async def ended() -> list[types.WorkDoneProgressEnd]:
         while True:
-            ends = [v for reports in client.progress_reports.values() for v in reports
-                    if isinstance(v, types.WorkDoneProgressEnd)]
+            ends = progress_ends(client, title)
             if len(ends) >= count:
                 return ends
             await asyncio.sleep(0.02)
@@ -68,7 +86,8 @@ async def wait_until_ready(client: LanguageClient) -> dict:
 
 @pytest_asyncio.fixture(params=CLIENTS)
 async def client(request: pytest.FixtureRequest, workspace: Path, _isolated_index: Path):
-    client = await start(workspace, _isolated_index, request.param)
+    options = None if request.node.get_closest_marker("semantic") else NO_EMBEDDING
+    client = await start(workspace, _isolated_index, request.param, options)
     client.workspace_root = workspace  # type: ignore[attr-defined]
     yield client
     await client.shutdown_session()
@@ -203,7 +222,7 @@ async def test_second_start_is_incremental(workspace: Path, _isolated_index: Pat
 
 async def test_invalid_settings_are_reported_and_defaults_used(workspace: Path, _isolated_index: Path):
     client = await start(workspace, _isolated_index, "visual-studio-code",
-                         options={"maxFileSize": "huge", "symbols": {"limit": 2}, "colour": "blue"})
+                         options={"maxFileSize": "huge", "symbols": {"limit": 2}, "colour": "blue", **NO_EMBEDDING})
     try:
         await wait_for_progress_end(client)
         texts = " ".join(m.message for m in client.messages)
@@ -246,11 +265,9 @@ async def test_workspace_symbol_answers_during_the_first_index(tmp_path: Path, _
     client = await start(root, _isolated_index, "visual-studio-code")
     try:
         answers = []
-        while not any(isinstance(v, types.WorkDoneProgressEnd)
-                      for vs in client.progress_reports.values() for v in vs):
+        while not progress_ends(client):
             found = await asyncio.wait_for(symbols(client, "func"), TIMEOUT)
-            ended = any(isinstance(v, types.WorkDoneProgressEnd) for vs in client.progress_reports.values() for v in vs)
-            answers.append((len(found), ended))
+            answers.append((len(found), bool(progress_ends(client))))
         answered_during = [n for n, ended in answers if not ended]
         assert answered_during, "no query was answered before indexing ended"
         # what was indexed so far is served: some answers before the end already had hits
@@ -296,3 +313,22 @@ async def test_sylk_search_as_a_command(client: LanguageClient):
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="sylk.search", arguments=[{"query": "Translate", "mode": "lexical", "limit": 1}]))
     assert result["hits"][0]["symbol"] == "Translate"
+
+
+@pytest.mark.semantic
+async def test_semantic_search_after_background_embedding(client: LanguageClient):
+    """Embedding runs after the lexical index with its own progress; then a query that
+    shares no word with the code finds it by meaning, with the real packaged model."""
+    await wait_for_progress_end(client)
+    end = await wait_for_progress_end(client, title=EMBEDDING)
+    assert end.message is not None and "chunks embedded" in end.message
+    begin = next(vs[0] for vs in client.progress_reports.values() if vs and vs[0].title == EMBEDDING)
+    assert begin.percentage == 0 and "chunks" in (begin.message or "")
+    result = await client.protocol.send_request_async("sylk/search", {
+        "query": "how far apart are two locations on a plane", "mode": "semantic", "limit": 3})
+    assert (result.hits[0].symbol, result.hits[0].path) == ("Distance", "services/geo/point.go")
+    assert result.hits[0].semanticRank == 1 and result.hits[0].lexicalRank is None
+    assert result.index.ready is True and result.index.pending == 0
+    hybrid = await client.protocol.send_request_async("sylk/search", {"query": "wait longer after each failed attempt"})
+    top = [(h.path, h.symbol) for h in hybrid.hits[:3]]
+    assert ("app/http.py", "backoff_delay") in top or ("app/http.py", "HttpRetryPolicy") in top, top

@@ -61,7 +61,7 @@ class _ProgressBar:
         if not self.tty:
             return
         now = time.monotonic()
-        if p.phase == "index" and p.done != p.total and now - self._last < 0.1:
+        if p.phase in ("index", "embed") and p.done != p.total and now - self._last < 0.1:
             return
         self._last = now
         if p.phase == "done":
@@ -70,8 +70,9 @@ class _ProgressBar:
             width = 30
             filled = int(width * p.done / p.total)
             pct = 100 * p.done // p.total
+            unit = "chunks" if p.phase == "embed" else "files"
             self.stream.write(f"\r\x1b[K{p.phase} [{'#' * filled}{'.' * (width - filled)}] "
-                              f"{p.done}/{p.total} files {pct}%")
+                              f"{p.done}/{p.total} {unit} {pct}%")
         else:
             self.stream.write(f"\r\x1b[K{p.message}")
         self.stream.flush()
@@ -84,10 +85,28 @@ def cmd_index(args: argparse.Namespace) -> int:
         if not ws.writable:
             raise CliError(ws.read_only_reason or "the index is read-only")
         report = ws.index(progress=_ProgressBar(), workers=args.workers)
+        print(f"{root}: {report.summary()}")
+        if not args.no_embed:
+            _embed(ws)
     finally:
         ws.close()
-    print(f"{root}: {report.summary()}")
     return 0
+
+
+def _embed(ws: Workspace) -> None:
+    """Embed what is not embedded yet, with a progress bar; one line either way."""
+    note = ws.load_semantic()
+    if note:
+        print(f"sylk: {note}", file=sys.stderr)
+    if not ws.semantic_ready:
+        return
+    bar = _ProgressBar()
+    t0 = time.perf_counter()
+    n = ws.embed_pending(progress=lambda done, total: bar(Progress("embed", done, total)))
+    bar(Progress("done", n, n))
+    if n:
+        took = time.perf_counter() - t0
+        print(f"embedded {n} chunks in {took:.1f}s ({n / took:.0f}/s) with {ws.embedder.model_id}")
 
 
 def _refresh(ws: Workspace) -> None:
@@ -227,6 +246,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"index         {st['indexDir']} ({_human(st['indexBytes'])})")
     print(f"files         {st['files']}")
     print(f"symbols       {st['symbols']}")
+    print(f"chunks        {st.get('chunks', 0)} ({st.get('embedded', 0)} embedded, {st.get('pending', 0)} pending)")
     print(f"last indexed  {last}")
     if st["languages"]:
         print("languages     " + ", ".join(f"{l['language']} {l['files']} files/{l['symbols']} symbols"
@@ -267,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="index a workspace (only what changed since the last run)")
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
     p.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
+    p.add_argument("--no-embed", action="store_true",
+                   help="skip the embeddings (semantic search); symbols and text only")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("symbols", help="fuzzy search of symbol definitions")

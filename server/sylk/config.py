@@ -24,6 +24,7 @@ import cattrs
 import platformdirs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from .embed import EmbeddingSettings
 from .languages import BY_NAME
 
 
@@ -80,6 +81,7 @@ class Settings:
     languages: list[str] = attrs.field(factory=list)  # empty: all we know
     symbols: SymbolSettings = attrs.field(factory=SymbolSettings)
     search: SearchSettings = attrs.field(factory=SearchSettings)
+    embedding: EmbeddingSettings = attrs.field(factory=EmbeddingSettings)
 
     @max_file_size.validator
     def _check_size(self, attribute: attrs.Attribute, value: int) -> None:
@@ -106,7 +108,7 @@ def _snake(name: str) -> str:
 
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
-    for cls in (WeightSettings, SearchSettings, SymbolSettings, Settings):  # nested classes first
+    for cls in (WeightSettings, SearchSettings, SymbolSettings, EmbeddingSettings, Settings):  # nested first
         overrides = {f.name: override(rename=_camel(f.name)) for f in attrs.fields(cls)}
         conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
         conv.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, conv, **overrides))

@@ -23,16 +23,20 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import attrs
+import numpy as np
+import platformdirs
 
 from . import scan, symbols as symbols_mod
 from .config import Settings, index_dir_for
 from .languages import language_for_path
 from .lexical import LexicalIndex, LexicalIndexLocked
+from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
 from .manifest import FileRecord, Manifest, decode_symbols
 from .parsing import Parsed, parse_batch, parse_file
 from .query import SearchRequest
 from .search import HybridSearch, SearchResult
 from .symbol_search import SymbolHit, SymbolTable
+from .vectors import VectorIndex
 from .symbols import Symbol
 
 SCHEMA_VERSION = 3
@@ -94,6 +98,13 @@ class Workspace:
         self.read_only_reason: str | None = None
         self._ignore: scan.IgnoreMatcher | None = None
         self._table_lock = threading.Lock()
+        # semantic side: loaded on demand (load_semantic), None until then or when unavailable
+        self.embedder: Embedder | None = None
+        self.vectors: VectorIndex | None = None
+        self.semantic_message: str | None = None  # why semantic search is unavailable
+        self._semantic_lock = threading.Lock()
+        self._semantic_tried = False
+        self._embed_lock = threading.Lock()
         self._open(writable, load_symbols)
 
     # opening ------------------------------------------------------------
@@ -162,8 +173,100 @@ class Workspace:
         return self.lexical.writable
 
     def close(self) -> None:
+        with self._embed_lock:
+            if self.vectors is not None and self.vectors.dirty and self.writable:
+                self.vectors.save()
         self.lexical.close()
         self.manifest.close()
+
+    # semantic side --------------------------------------------------------
+    def load_semantic(self) -> str | None:
+        """Load the embedding model and the vector index (once). Returns a message for
+        the user when semantic search is unavailable or had to start over, else None."""
+        with self._semantic_lock:
+            if self._semantic_tried:
+                return None
+            self._semantic_tried = True
+            cache_root = Path(platformdirs.user_cache_dir("sylk", appauthor=False))
+            embedder, message = load_embedder(self.settings.embedding, cache_root)
+            if embedder is None:
+                self.semantic_message = message or "no embedding model could be loaded"
+                return f"{self.semantic_message}; serving lexical results only"
+            vectors = VectorIndex.open(self.index_dir / "vectors", embedder.model_id, embedder.dim)
+            note = None
+            if vectors.rebuilt_reason:
+                self.manifest.reset_embedded()
+                note = vectors.rebuilt_reason
+            self._reconcile(vectors)
+            self.embedder, self.vectors = embedder, vectors
+            return note
+
+    def _reconcile(self, vectors: VectorIndex) -> None:
+        """Make the manifest and the vectors agree after a crash or an index run without the
+        model: vectors of chunks that are gone leave, chunks marked embedded without a
+        vector are embedded again."""
+        in_faiss = set(vectors.ids().tolist())
+        embedded = self.manifest.embedded_ids()
+        stale = in_faiss - self.manifest.all_chunk_ids() if in_faiss else set()
+        if stale:
+            vectors.remove(sorted(stale))
+        missing = embedded - in_faiss
+        if missing:
+            self.manifest.set_embedded(sorted(missing), False)
+
+    @property
+    def semantic_ready(self) -> bool:
+        return self.embedder is not None and self.vectors is not None
+
+    def embed_pending(self, progress: Callable[[int, int], None] | None = None,
+                      cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
+                      batch: int = 512, save_every_s: float = 30.0) -> int:
+        """Embed every chunk not embedded yet (``first_paths`` first); returns how many.
+        Cached vectors (same model, same text) are reused without running the model.
+        Vectors are saved before the manifest marks their chunks embedded, so a crash
+        loses at most the work since the last save."""
+        if not self.writable or self.embedder is None or self.vectors is None:
+            return 0
+        cancel = cancel or threading.Event()
+        with self._embed_lock:
+            embedder, vectors = self.embedder, self.vectors
+            total = self.manifest.chunk_counts()["pending"]
+            done = 0
+            unsaved: list[int] = []
+            last_save = time.monotonic()
+            if progress:
+                progress(0, total)
+            with EmbeddingCache.open(self.index_dir) as cache:
+                while not cancel.is_set():
+                    rows = self.manifest.pending_chunks(batch, first_paths)
+                    first_paths = ()
+                    if not rows:
+                        break
+                    texts = {h: t or "" for _i, h, t in rows}
+                    found = embed_cached(embedder, cache, texts)
+                    ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
+                    vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
+                    unsaved.extend(ids.tolist())
+                    # rows are now in FAISS: mark them so the next query does not return them again
+                    self.manifest.set_embedded(ids.tolist(), True, durable=False)
+                    done += len(rows)
+                    if progress:
+                        progress(done, max(total, done))
+                    if time.monotonic() - last_save > save_every_s:
+                        vectors.save()
+                        self.manifest.commit_embedded()
+                        unsaved, last_save = [], time.monotonic()
+            if vectors.dirty:
+                vectors.save()
+            self.manifest.commit_embedded()
+            return done
+
+    def _forget_vectors(self, paths: Sequence[str]) -> None:
+        """Vectors of the chunks of files that change or leave."""
+        if self.vectors is not None and paths:
+            ids = self.manifest.chunk_ids(paths)
+            if ids:
+                self.vectors.remove(ids)
 
     # indexing -----------------------------------------------------------
     def index(self, progress: Callable[[Progress], None] | None = None,
@@ -197,6 +300,7 @@ class Workspace:
         total = len(todo)
         progress(Progress("index", 0, total, f"{total} files to index"))
         if deleted:
+            self._forget_vectors(deleted)
             self.lexical.delete_paths(deleted)
             for p in deleted:
                 self._table_remove(p)
@@ -227,6 +331,7 @@ class Workspace:
                 skipped.append((parsed.rel, parsed.skip))
                 pending_skips.append((parsed.rel, parsed.skip))
                 if rec is not None:  # it was indexed before: it leaves the index
+                    self._forget_vectors([parsed.rel])
                     self.lexical.delete_paths([parsed.rel])
                     self._table_remove(parsed.rel)
                     pending_deletes.append(parsed.rel)
@@ -236,6 +341,7 @@ class Workspace:
                 pending_touches.append((parsed.rel, parsed.size, parsed.mtime_ns))
             else:
                 if rec is not None:
+                    self._forget_vectors([parsed.rel])
                     self.lexical.delete_paths([parsed.rel])
                     report.changed += 1
                 else:
@@ -330,6 +436,7 @@ class Workspace:
                     continue
                 parsed = parse_file(str(self.root), scan.FileEntry(rel, st.st_size, st.st_mtime_ns), None,
                                     self.settings.max_file_size, frozenset(self.settings.languages))
+                self._forget_vectors([rel])
                 self.lexical.delete_paths([rel])
                 if parsed.skip is not None:
                     skips.append((rel, parsed.skip))
@@ -341,6 +448,7 @@ class Workspace:
                                            len(parsed.names), parsed.replaced), parsed.symbol_data))
                 tables.append((rel, parsed.symbol_data))
                 report.changed += 1
+            self._forget_vectors([d for d in deletes if d in known])
             self.lexical.delete_paths(deletes)
             self.lexical.commit()
             self.manifest.apply(upserts, deletes, skips, chunks=chunk_rows)
@@ -386,18 +494,19 @@ class Workspace:
         return {"files": files, "chunks": chunks["chunks"], "embedded": chunks["embedded"],
                 "pending": chunks["pending"], "ready": chunks["pending"] == 0 and self.semantic_ready}
 
-    @property
-    def semantic_ready(self) -> bool:
-        return False
-
     def search_paths(self, text: str, limit: int = 20) -> list[str]:
         """Paths of the files whose chunks match ``text`` lexically, best first."""
         return list(dict.fromkeys(h.path for h in self.search(SearchRequest(text, "lexical", limit=limit * 5,
                                                                             context_lines=0)).hits))[:limit]
 
     def search(self, req: SearchRequest) -> SearchResult:
-        return HybridSearch(self.root, self.lexical, self.manifest,
-                            semantic_note="semantic search is not available yet").search(req, self.index_state())
+        if req.mode != "lexical" and not self._semantic_tried:
+            self.load_semantic()
+        note = self.semantic_message
+        if note is None and self.manifest.chunk_counts()["embedded"] == 0:
+            note = "semantic search is not ready yet: no chunk is embedded"
+        return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
+                            semantic_note=note).search(req, self.index_state())
 
     def status(self) -> dict:
         counts = self.manifest.counts()

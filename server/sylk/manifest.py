@@ -131,6 +131,8 @@ class Manifest:
         now = time.time()
         with self._lock:
             db = self._db
+            if db.in_transaction:  # embedded flags awaiting a vector save: let them through
+                db.execute("COMMIT")
             db.execute("BEGIN")
             try:
                 db.executemany("DELETE FROM files WHERE path=?", ((p,) for p in deletes))
@@ -214,11 +216,28 @@ class Manifest:
             rows.extend(r for r in more if r[0] not in seen)
             return rows[:limit]
 
-    def mark_embedded(self, ids: Iterable[int]) -> None:
+    def set_embedded(self, ids: Sequence[int], value: bool, *, durable: bool = True) -> None:
+        """Mark chunks embedded (or not). ``durable=False`` keeps the change in an open
+        transaction until commit_embedded(): the vectors are saved first."""
         with self._lock:
-            self._db.execute("BEGIN")
-            self._db.executemany("UPDATE chunks SET embedded=1 WHERE id=?", ((i,) for i in ids))
-            self._db.execute("COMMIT")
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN")
+            self._db.executemany("UPDATE chunks SET embedded=? WHERE id=?", ((int(value), i) for i in ids))
+            if durable:
+                self._db.execute("COMMIT")
+
+    def commit_embedded(self) -> None:
+        with self._lock:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
+
+    def embedded_ids(self) -> set[int]:
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT id FROM chunks WHERE embedded=1")}
+
+    def all_chunk_ids(self) -> set[int]:
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT id FROM chunks")}
 
     def reset_embedded(self) -> None:
         """After a model change: every chunk is embedded again."""

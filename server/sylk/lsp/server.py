@@ -55,6 +55,7 @@ class SylkServer(LanguageServer):
         self.engine: Workspace | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.indexing = False
+        self.embedding = False
         self.last_report: IndexReport | None = None
         self.cancel = threading.Event()
         self._worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index")
@@ -160,6 +161,70 @@ class SylkServer(LanguageServer):
             if token is not None:
                 end_msg = report.summary() if report else "index not updated"
                 self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(message=end_msg))
+        if self.engine is not None and not self.cancel.is_set():
+            self._embed()
+
+    def _embed(self) -> None:
+        """Load the model (once; say so once if it cannot load) and embed pending chunks,
+        files open in the editor first, with their own progress."""
+        engine = self.engine
+        assert engine is not None
+        note = engine.load_semantic()
+        if note:
+            kind = types.MessageType.Warning if not engine.semantic_ready else types.MessageType.Info
+            self.message(note, kind)
+        if not engine.semantic_ready or not engine.writable:
+            return
+        pending = engine.manifest.chunk_counts()["pending"]
+        if not pending:
+            return
+        self.embedding = True
+        token = self._begin_progress_from_thread("Sylk: Embedding", f"0/{pending} chunks")
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if token is None or now - last < PROGRESS_INTERVAL_S:
+                return
+            last = now
+            self.in_loop(self.work_done_progress.report, token, types.WorkDoneProgressReport(
+                message=f"{done}/{total} chunks", percentage=int(100 * done / total) if total else 100))
+
+        done = 0
+        t0 = time.perf_counter()
+        try:
+            done = engine.embed_pending(progress=progress, cancel=self.cancel, first_paths=self._open_paths())
+        finally:
+            self.embedding = False
+            took = time.perf_counter() - t0
+            if token is not None:
+                self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(
+                    message=f"{done} chunks embedded in {took:.1f}s"))
+            self.log(f"Sylk: {done} chunks embedded in {took:.1f}s", types.MessageType.Info)
+
+    def _open_paths(self) -> list[str]:
+        from .convert import uri_to_rel
+
+        if self.root is None:
+            return []
+        rels = (uri_to_rel(self.root, uri) for uri in list(self.workspace.text_documents))
+        return [r for r in rels if r is not None]
+
+    def _begin_progress_from_thread(self, title: str, message: str) -> str | None:
+        """Create and begin a work-done progress from a worker thread (None if unsupported)."""
+        if not self.supports_progress() or self.loop is None:
+            return None
+        self._progress_tokens += 1
+        token = f"sylk-{self._progress_tokens}"
+        try:
+            asyncio.run_coroutine_threadsafe(self.work_done_progress.create_async(token), self.loop).result(10)
+        except Exception as exc:
+            log.warning("progress token refused: %s", exc)
+            return None
+        self.in_loop(self.work_done_progress.begin, token, types.WorkDoneProgressBegin(
+            title=title, message=message, percentage=0, cancellable=False))
+        return token
 
     def _open_engine(self) -> Workspace | None:
         assert self.root is not None
@@ -176,9 +241,12 @@ class SylkServer(LanguageServer):
 
     def status(self) -> dict[str, Any]:
         engine = self.engine
-        out: dict[str, Any] = {"ready": engine is not None and not self.indexing, "indexing": self.indexing}
+        out: dict[str, Any] = {"ready": engine is not None and not self.indexing, "indexing": self.indexing,
+                               "embedding": self.embedding}
         if engine is not None:
             out.update(engine.status())
+            out["semantic"] = {"ready": engine.semantic_ready, "model": engine.embedder.model_id if engine.embedder
+                               else None, "message": engine.semantic_message}
         if self.last_report is not None:
             out["lastRun"] = self.last_report.summary()
         return out

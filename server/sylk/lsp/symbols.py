@@ -65,4 +65,9 @@ def setup(server: SylkServer) -> None:
             return
         if engine.scan_ignored(rel):
             return
-        ls.submit(f"re-indexing {rel}", engine.reindex_paths, [rel])
+        def reindex_then_embed() -> None:
+            engine.reindex_paths([rel])
+            if engine.semantic_ready:
+                engine.embed_pending(first_paths=[rel], cancel=ls.cancel)
+
+        ls.submit(f"re-indexing {rel}", reindex_then_embed)
