@@ -114,3 +114,113 @@ def test_cli_search_default_format(workspace: Path):
     assert first.startswith("  1. app/http.py:") and "HttpRetryPolicy" in first
     assert "exponential backoff" in r.stdout
     assert "1 of" in r.stderr and "mode lexical" in r.stderr
+
+
+# --- the semantic side, with the real packaged model -------------------------------
+
+@pytest.fixture(scope="module")
+def semantic_ws(tmp_path_factory: pytest.TempPathFactory):
+    import shutil
+
+    from conftest import WORKSPACE
+
+    root = tmp_path_factory.mktemp("sem") / "workspace"
+    shutil.copytree(WORKSPACE, root)
+    w = Workspace(root, Settings(index_dir=str(root.parent / "index")))
+    w.index()
+    assert w.load_semantic() is None
+    assert w.embed_pending() == w.manifest.chunk_counts()["chunks"]
+    yield w
+    w.close()
+
+
+@pytest.mark.parametrize(("query", "path", "symbol"), [
+    pytest.param("how far apart are two locations on a plane", "services/geo/point.go", "Distance", id="go"),
+    pytest.param("fetch one account record from storage by its key", "app/repository.py", "get_user_by_id",
+                 id="python"),
+    pytest.param("throttle callers to a fixed number of operations per interval", "engine/src/lib.rs", "",
+                 id="rust"),
+])
+def test_semantic_finds_code_sharing_no_words(semantic_ws: Workspace, query: str, path: str, symbol: str):
+    hits = semantic_ws.search(SearchRequest(query, "semantic", limit=3)).hits
+    assert hits[0].path == path
+    if symbol:
+        assert symbol in {h.symbol for h in hits}
+    assert hits[0].semantic_rank == 1 and hits[0].lexical_rank is None
+
+
+def test_hybrid_fuses_both_sides(semantic_ws: Workspace):
+    result = semantic_ws.search(SearchRequest("exponential backoff for failed requests", "hybrid", limit=5))
+    top = result.hits[0]
+    assert top.path == "app/http.py"
+    assert top.lexical_rank is not None and top.semantic_rank is not None
+    assert result.index["ready"] is True and result.index["pending"] == 0
+    assert result.message is None
+
+
+def test_semantic_filters_hold(semantic_ws: Workspace):
+    hits = semantic_ws.search(SearchRequest("a point in two dimensions", "semantic", limit=10,
+                                            filters=Filters(languages=("python",)))).hits
+    assert hits and all(h.language == "python" for h in hits)
+
+
+def test_changed_file_replaces_its_vectors(workspace: Path, tmp_path: Path):
+    w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    w.index()
+    w.load_semantic()
+    w.embed_pending()
+    before = len(w.vectors)
+    assert before == w.manifest.chunk_counts()["chunks"]
+    (workspace / "app/http.py").write_text(
+        'def count_vowels(word):\n    """How many of a, e, i, o, u a word holds."""\n'
+        '    return sum(ch in "aeiou" for ch in word.lower())\n')
+    w.reindex_paths(["app/http.py"])
+    w.embed_pending()
+    assert len(w.vectors) == w.manifest.chunk_counts()["chunks"] < before
+    hit = w.search(SearchRequest("number of vowel letters in a string", "semantic", limit=1)).hits[0]
+    assert hit.symbol == "count_vowels"
+    assert not w.search(SearchRequest("retry backoff jitter", "lexical",
+                                      filters=Filters(paths=("app/http.py",)))).hits
+    w.close()
+
+
+def test_other_model_vectors_are_rebuilt_from_the_cache(workspace: Path, tmp_path: Path, monkeypatch):
+    import json as _json
+
+    import sylk.embed as embed_mod
+
+    w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    w.index()
+    w.load_semantic()
+    n = w.embed_pending()
+    w.close()
+    meta = tmp_path / "idx" / "vectors" / "vectors.json"
+    data = _json.loads(meta.read_text())
+    data["model_id"] = "some/other-model"
+    meta.write_text(_json.dumps(data))
+    calls = []
+    original = embed_mod.Embedder.iter_embed
+    monkeypatch.setattr(embed_mod.Embedder, "iter_embed", lambda self, texts: calls.append(len(texts)) or
+                        original(self, texts))
+    again = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    note = again.load_semantic()
+    assert note is not None and "other-model" in note and "rebuilding" in note
+    assert again.manifest.chunk_counts()["pending"] == n
+    assert again.embed_pending() == n
+    assert sum(calls) == 0  # every vector came from the cache: the model never ran
+    assert len(again.vectors) == n
+    again.close()
+
+
+def test_disabled_embedding_serves_lexical_and_says_why(workspace: Path, tmp_path: Path):
+    from sylk.embed import EmbeddingSettings
+
+    w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx"), embedding=EmbeddingSettings(enabled=False)))
+    w.index()
+    note = w.load_semantic()
+    assert note is not None and "disabled" in note and "lexical" in note
+    result = w.search(SearchRequest("get_user_by_id"))
+    assert result.hits[0].symbol == "get_user_by_id"
+    assert result.message is not None and "disabled" in result.message
+    assert result.index["ready"] is False
+    w.close()
