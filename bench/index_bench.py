@@ -96,7 +96,7 @@ class TreeMemory:
 def run_sylk(root: Path, index_dir: Path, workers: int | None) -> dict:
     env = dict(os.environ, SYLK_INDEX_DIR=str(index_dir))
     env["PYTHONPATH"] = str(corpora.SERVER) + os.pathsep + env.get("PYTHONPATH", "")
-    cmd = [sys.executable, "-m", "sylk.cli", "index", str(root)]
+    cmd = [sys.executable, "-m", "sylk.cli", "index", str(root), "--no-embed"]  # symbols + text only
     if workers is not None:
         cmd += ["--workers", str(workers)]
     t0 = time.perf_counter()

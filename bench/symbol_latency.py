@@ -179,6 +179,8 @@ class Bench:
                 workspace=types.WorkspaceClientCapabilities(
                     symbol=types.WorkspaceSymbolClientCapabilities(dynamic_registration=False)),
             ),
+            # symbols only: background embedding would compete for the two cores
+            initialization_options={"embedding": {"enabled": False}},
         ))
         self.client.initialized(types.InitializedParams())
 
