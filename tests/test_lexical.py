@@ -80,3 +80,13 @@ def test_second_writer_is_refused(index: LexicalIndex):
 
     with pytest.raises(LexicalIndexLocked):
         LexicalIndex(index.folder)
+
+
+def test_short_and_long_word_splitting_agree():
+    """Short texts take a regex, long ones a vectorised pass: same words either way."""
+    from sylk.words import SHORT_TEXT, code_words_utf8
+
+    sample = "getHTTPResponse2 utf8Decode XMLHttpRequest café_ÜberClass 😀x9Y snake_case kebab-case\n"
+    long_text = sample * (SHORT_TEXT // len(sample) + 2)
+    assert code_words(long_text) == code_words_utf8(long_text.encode())
+    assert code_words(sample) * (SHORT_TEXT // len(sample) + 2) == code_words(long_text)

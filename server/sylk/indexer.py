@@ -502,11 +502,12 @@ class Workspace:
     def search(self, req: SearchRequest) -> SearchResult:
         if req.mode != "lexical" and not self._semantic_tried:
             self.load_semantic()
+        state = self.index_state()
         note = self.semantic_message
-        if note is None and self.manifest.chunk_counts()["embedded"] == 0:
+        if note is None and state["embedded"] == 0:
             note = "semantic search is not ready yet: no chunk is embedded"
         return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
-                            semantic_note=note).search(req, self.index_state())
+                            semantic_note=note).search(req, state)
 
     def status(self) -> dict:
         counts = self.manifest.counts()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
+from json.encoder import encode_basestring as _q  # the C string encoder: no dict, no dumps()
 
 
 def chunk_json_rest(path: str, language: str | None, type: str, kind: str, symbol: str, start_line: int,
                     end_line: int, words: str, name_words: str) -> str:
     """A chunk's Tantivy document as JSON without its id: ``',"path":...}'``. Built in
     the parser workers; the main process prepends ``'{"chunk_id":N'`` (cheap)."""
-    doc = {"path": path, "doc_type": "chunk", "language": language or "text", "type": type, "kind": kind,
-           "name": symbol, "name_words": name_words, "content": words, "lines": end_line - start_line + 1}
-    return "," + json.dumps(doc, ensure_ascii=False, separators=(",", ":"))[1:]
+    return (f',"path":{_q(path)},"doc_type":"chunk","language":{_q(language or "text")},"type":{_q(type)},'
+            f'"kind":{_q(kind)},"name":{_q(symbol)},"name_words":{_q(name_words)},"content":{_q(words)},'
+            f'"lines":{end_line - start_line + 1}}}')

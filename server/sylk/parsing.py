@@ -77,17 +77,15 @@ def chunk_rows(rel: str, language: str | None, text: str, words: str,
     covered = bytearray(len(lines))
     for c in chunks:
         covered[c.start_line:c.end_line + 1] = b"\x01" * (min(c.end_line, len(lines) - 1) - c.start_line + 1)
-    start = None
     gaps: list[tuple[int, int]] = []
-    for i, line in enumerate(lines):
-        hole = not covered[i] and _WORD.search(line) is not None  # punctuation-only lines need no chunk
-        if hole and start is None:
-            start = i
-        elif not hole and start is not None and covered[i]:
-            gaps.append((start, i - 1))
-            start = None
-    if start is not None:
-        gaps.append((start, len(lines) - 1))
+    i = covered.find(0)
+    while i != -1:  # runs of uncovered lines holding a word
+        j = covered.find(1, i)
+        end = len(lines) if j == -1 else j
+        run = [k for k in range(i, end) if _WORD.search(lines[k])]
+        if run:
+            gaps.append((run[0], run[-1]))
+        i = -1 if j == -1 else covered.find(0, j)
     if gaps:
         kind = file_type(rel, language)
         for a, b in gaps:
