@@ -98,6 +98,9 @@ class Manifest:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        # counts are asked for on every search: cached until the next write
+        self._generation = 0
+        self._cached: dict[str, tuple[int, dict[str, int]]] = {}
 
     def close(self) -> None:
         with self._lock:
@@ -130,6 +133,7 @@ class Manifest:
         text_hash, embed_text) of the upserted files, replacing their old chunks."""
         now = time.time()
         with self._lock:
+            self._generation += 1
             db = self._db
             if db.in_transaction:  # embedded flags awaiting a vector save: let them through
                 db.execute("COMMIT")
@@ -220,6 +224,7 @@ class Manifest:
         """Mark chunks embedded (or not). ``durable=False`` keeps the change in an open
         transaction until commit_embedded(): the vectors are saved first."""
         with self._lock:
+            self._generation += 1
             if not self._db.in_transaction:
                 self._db.execute("BEGIN")
             self._db.executemany("UPDATE chunks SET embedded=? WHERE id=?", ((int(value), i) for i in ids))
@@ -242,15 +247,31 @@ class Manifest:
     def reset_embedded(self) -> None:
         """After a model change: every chunk is embedded again."""
         with self._lock:
+            self._generation += 1
             self._db.execute("UPDATE chunks SET embedded=0")
 
+    def _memo(self, key: str, compute) -> dict[str, int]:
+        with self._lock:
+            hit = self._cached.get(key)
+            if hit is not None and hit[0] == self._generation:
+                return dict(hit[1])
+            value = compute()
+            self._cached[key] = (self._generation, value)
+            return dict(value)
+
     def chunk_counts(self) -> dict[str, int]:
+        return self._memo("chunks", self._chunk_counts)
+
+    def _chunk_counts(self) -> dict[str, int]:
         with self._lock:
             total, embedded = self._db.execute(
                 "SELECT count(*), coalesce(sum(embedded), 0) FROM chunks").fetchone()
         return {"chunks": total, "embedded": embedded, "pending": total - embedded}
 
     def counts(self) -> dict[str, int]:
+        return self._memo("files", self._counts)
+
+    def _counts(self) -> dict[str, int]:
         with self._lock:
             files = self._db.execute("SELECT count(*) FROM files").fetchone()[0]
             symbols = self._db.execute("SELECT coalesce(sum(symbols), 0) FROM files").fetchone()[0]
