@@ -527,11 +527,6 @@ class Workspace:
             **{k: v for k, v in self.manifest.chunk_counts().items()},
         }
 
-    def clear(self) -> None:
-        """Delete this workspace's index folder entirely."""
-        self.close()
-        shutil.rmtree(self.index_dir, ignore_errors=True)
-
 
 def clear_index(root: Path, settings: Settings | None = None) -> Path | None:
     """Remove a workspace's index folder without opening it; returns it if it existed."""

@@ -185,6 +185,3 @@ class LexicalIndex:
         result = searcher.search(query, limit, count=True)
         hits = [ChunkHit(searcher.doc(addr).get_first("chunk_id"), score) for score, addr in result.hits]
         return hits, result.count or 0
-
-    def size_bytes(self) -> int:
-        return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())

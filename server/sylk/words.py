@@ -6,12 +6,9 @@ Kept free of Tantivy so parser worker processes import little.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import numpy as np
 
-from .symbol_search import split_words
-from .symbols import Symbol
 
 
 def code_words_utf8(data: bytes) -> str:
@@ -46,8 +43,3 @@ def code_words(text: str) -> str:
     if len(text) < SHORT_TEXT:
         return _BOUNDARY.sub(r"\g<0> ", text)
     return code_words_utf8(text.encode("utf-8", "surrogatepass"))
-
-
-def name_words(symbols: Sequence[Symbol]) -> str:
-    """The words of all symbol names of a file, for the ``name_words`` field."""
-    return " ".join(" ".join(split_words(s.name)) for s in symbols)
