@@ -224,3 +224,22 @@ def test_disabled_embedding_serves_lexical_and_says_why(workspace: Path, tmp_pat
     assert result.message is not None and "disabled" in result.message
     assert result.index["ready"] is False
     w.close()
+
+
+def test_cancelled_embedding_stops_and_resumes(workspace: Path, tmp_path: Path):
+    import threading
+
+    w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    w.index()
+    w.load_semantic()
+    cancel = threading.Event()
+    cancel.set()
+    assert w.embed_pending(cancel=cancel) == 0
+    assert w.manifest.chunk_counts()["embedded"] == 0
+    total = w.manifest.chunk_counts()["chunks"]
+    assert w.embed_pending() == total
+    w.close()
+    again = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    again.load_semantic()
+    assert len(again.vectors) == total and again.manifest.chunk_counts()["pending"] == 0
+    again.close()

@@ -220,7 +220,7 @@ class Workspace:
 
     def embed_pending(self, progress: Callable[[int, int], None] | None = None,
                       cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
-                      batch: int = 512, save_every_s: float = 30.0) -> int:
+                      batch: int = 256, save_every_s: float = 30.0) -> int:
         """Embed every chunk not embedded yet (``first_paths`` first); returns how many.
         Cached vectors (same model, same text) are reused without running the model.
         Vectors are saved before the manifest marks their chunks embedded, so a crash
@@ -243,7 +243,10 @@ class Workspace:
                     if not rows:
                         break
                     texts = {h: t or "" for _i, h, t in rows}
-                    found = embed_cached(embedder, cache, texts)
+                    try:
+                        found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
+                    except _Cancelled:
+                        break  # what was embedded is in the cache; the chunks stay pending
                     ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
                     vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
                     unsaved.extend(ids.tolist())
@@ -526,6 +529,18 @@ class Workspace:
             "readOnly": not self.writable,
             **{k: v for k, v in self.manifest.chunk_counts().items()},
         }
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _stop_when(cancel: threading.Event) -> Callable[[int, int], None]:
+    """A progress callback for embed_cached that stops it between batches once cancelled."""
+    def check(done: int, total: int) -> None:
+        if cancel.is_set():
+            raise _Cancelled
+    return check
 
 
 def clear_index(root: Path, settings: Settings | None = None) -> Path | None:
