@@ -41,7 +41,7 @@ class SymbolSettings:
 @attrs.define
 class WeightSettings:
     lexical: float = attrs.field(default=1.0)
-    semantic: float = attrs.field(default=1.0)
+    semantic: float = attrs.field(default=1.5)
 
     @lexical.validator
     @semantic.validator
