@@ -193,6 +193,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     footer = f"{len(result.hits)} of {result.total_hits} hits in {result.took_ms:.1f} ms, mode {result.mode}"
     if result.message:
         footer += f" ({result.message})"
+    elif result.mode != "lexical" and result.index.get("pending"):
+        idx = result.index
+        footer += (f" (semantic side: {idx['embedded']} of {idx['chunks']} chunks embedded;"
+                   " 'sylk index' embeds the rest)")
     print(footer, file=sys.stderr)
     return 0 if result.hits else 1
 
