@@ -1,0 +1,182 @@
+"""sylk/search latency over stdio per mode, and index size / memory per 1,000 chunks.
+
+Run by hand (never in CI):
+
+    python bench/search_latency.py [--corpus DIR] [--queries 120]
+
+1. Indexes the corpus (default: six stdlib packages, the relevance corpus) into a
+   fresh index folder and embeds every chunk (``sylk index``), so the semantic side
+   is complete and the server has nothing to embed in the background.
+2. Starts ``sylk serve --stdio`` on it and, once ``sylk/status`` says ready, sends
+   the same queries in each mode (hybrid, lexical, semantic), interleaved, timing
+   client send -> response parsed. Baseline in the same run: the same requests
+   answered in-process by ``Workspace.search``.
+3. Prints p50/p95 per mode, the targets (hybrid p95 <= 50 ms, lexical p95 <= 20 ms),
+   index size per 1,000 chunks and the server's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+
+from sylk.config import Settings  # noqa: E402
+from sylk.indexer import Workspace  # noqa: E402
+from sylk.query import SearchRequest  # noqa: E402
+
+MODES = ("hybrid", "lexical", "semantic")
+PACKAGES = ("email", "asyncio", "http", "urllib", "json", "logging")
+
+
+def stdlib_corpus(dest: Path) -> Path:
+    import sysconfig
+
+    src = Path(sysconfig.get_paths()["stdlib"])
+    for pkg in PACKAGES:
+        shutil.copytree(src / pkg, dest / pkg, ignore=shutil.ignore_patterns("__pycache__", "test", "tests"))
+    return dest
+
+
+def queries_from(root: Path, n: int, seed: int) -> list[str]:
+    """First sentences of docstrings (natural language) plus identifiers (exact names)."""
+    rng = random.Random(seed)
+    docs, names = [], []
+    for p in sorted(root.rglob("*.py")):
+        text = p.read_text(encoding="utf-8", errors="replace")
+        docs += [m.group(1).strip() for m in re.finditer(r'def \w+\([^)]*\)[^:]*:\s*\n\s*"""([^."\n]{20,80})', text)]
+        names += re.findall(r"^\s*def (\w{6,})", text, re.M)
+    half = n // 2
+    return rng.sample(docs, min(half, len(docs))) + rng.sample(names, min(n - half, len(names)))
+
+
+class Client:
+    """A minimal JSON-RPC client over the server's stdin/stdout."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.p = subprocess.Popen([sys.executable, "-m", "sylk.cli", "serve", "--stdio"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.n = 0
+        self.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}})
+        self.notify("initialized", {})
+
+    def _send(self, msg: dict) -> None:
+        body = json.dumps(msg).encode()
+        assert self.p.stdin is not None
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.p.stdin.flush()
+
+    def _recv(self) -> dict:
+        assert self.p.stdout is not None
+        length = 0
+        while True:
+            line = self.p.stdout.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.p.stdout.read(length))
+
+    def notify(self, method: str, params: object) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: object) -> dict:
+        self.n += 1
+        self._send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        while True:
+            msg = self._recv()
+            if "method" in msg and "id" in msg:  # a request from the server
+                self._send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            elif msg.get("id") == self.n:
+                return msg
+
+    def peak_rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.p.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def close(self) -> None:
+        self.request("shutdown", None)
+        self.notify("exit", None)
+        self.p.wait(30)
+
+
+def pct(xs: list[float], p: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(len(s) * p))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, help="a folder (default: six stdlib packages)")
+    ap.add_argument("--queries", type=int, default=120)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="sylk-search-lat-"))
+    try:
+        root = args.corpus.resolve() if args.corpus else stdlib_corpus(scratch / "corpus")
+        env = {**os.environ, "SYLK_INDEX_DIR": str(scratch / "index")}
+        print(f"# sylk/search latency -- {time.strftime('%Y-%m-%d %H:%M')} -- load average "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "sylk.cli", "index", str(root)], env=env, capture_output=True,
+                             text=True, check=True)
+        print(f"index + embed: {time.perf_counter() - t0:.1f}s\n  " + out.stdout.strip().replace("\n", "\n  "))
+        queries = queries_from(root, args.queries, args.seed)
+        ws = Workspace(root, Settings(index_dir=env["SYLK_INDEX_DIR"]), writable=False)
+        ws.load_semantic()
+        state = ws.index_state()
+        size = sum(p.stat().st_size for p in (scratch / "index").rglob("*") if p.is_file())
+        print(f"chunks {state['chunks']} (embedded {state['embedded']}), index {size / 2**20:.1f} MiB = "
+              f"{size / 2**20 / state['chunks'] * 1000:.2f} MiB per 1,000 chunks")
+        inproc: dict[str, list[float]] = {m: [] for m in MODES}
+        for q in queries:
+            for m in MODES:
+                t = time.perf_counter()
+                ws.search(SearchRequest(q, m, limit=20))
+                inproc[m].append((time.perf_counter() - t) * 1000)
+        ws.close()
+        client = Client(root, env)
+        while not client.request("sylk/status", {})["result"].get("ready"):
+            time.sleep(0.05)
+        client.request("sylk/search", {"query": "warm up", "mode": "hybrid"})  # loads the model
+        stdio: dict[str, list[float]] = {m: [] for m in MODES}
+        for q in queries:
+            for m in MODES:
+                t = time.perf_counter()
+                r = client.request("sylk/search", {"query": q, "mode": m, "limit": 20})
+                stdio[m].append((time.perf_counter() - t) * 1000)
+                assert "result" in r, r
+        rss = client.peak_rss_mib()
+        client.close()
+        print(f"\n{len(queries)} queries per mode (half docstring sentences, half identifiers), limit 20")
+        print(f"{'mode':<9} {'stdio p50':>10} {'p95':>8}   {'in-process p50':>15} {'p95':>8}")
+        for m in MODES:
+            print(f"{m:<9} {pct(stdio[m], .5):>10.1f} {pct(stdio[m], .95):>8.1f}   "
+                  f"{pct(inproc[m], .5):>15.1f} {pct(inproc[m], .95):>8.1f}   ms")
+        print(f"server peak RSS {rss:.0f} MiB = {rss / state['chunks'] * 1000:.1f} MiB per 1,000 chunks "
+              f"(model and interpreter included)")
+        ok = True
+        for m, target in (("hybrid", 50.0), ("lexical", 20.0)):
+            p95 = pct(stdio[m], .95)
+            ok &= p95 <= target
+            print(f"{'PASS' if p95 <= target else 'MISS'}: {m} sylk/search p95 <= {target:.0f} ms over stdio "
+                  f"({p95:.1f} ms on {state['chunks']} chunks; the issue's target is on the whole stdlib)")
+        return 0 if ok else 1
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
