@@ -184,8 +184,8 @@ def test_length_grouped_batches_keep_the_input_order(embedder: Embedder) -> None
 
 
 def test_long_texts_are_truncated_to_max_tokens(embedder: Embedder) -> None:
-    prefix = " ".join(f"token{i % 50} value" for i in range(400))  # well past 256 tokens
-    assert embedder.token_lengths([prefix])[0] == embedder.max_tokens == 256
+    prefix = " ".join(f"token{i % 50} value" for i in range(400))  # well past the default 128 tokens
+    assert embedder.token_lengths([prefix])[0] == embedder.max_tokens == EmbeddingSettings().max_tokens
     a = embedder.embed([prefix + " completely different ending about databases"])[0]
     b = embedder.embed([prefix + " another tail about networking and sockets " * 200])[0]
     assert float(a @ b) > 0.999  # the tails were cut off
