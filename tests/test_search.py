@@ -243,3 +243,15 @@ def test_cancelled_embedding_stops_and_resumes(workspace: Path, tmp_path: Path):
     again.load_semantic()
     assert len(again.vectors) == total and again.manifest.chunk_counts()["pending"] == 0
     again.close()
+
+
+def test_snippets_follow_edits(ws: Workspace, workspace: Path):
+    """Snippet lines are kept between queries, but never after the file changed."""
+    first = lexical(ws, "Point")[0]
+    path = workspace / first.path
+    assert first.snippet
+    path.write_text("// edited\n" + path.read_text())
+    ws.reindex_paths([first.path])
+    again = lexical(ws, "Point")[0]
+    lines = path.read_text().splitlines()
+    assert again.snippet.split("\n")[0] == lines[again.snippet_line]

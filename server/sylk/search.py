@@ -10,8 +10,9 @@ line that holds a query word, with the query words highlighted (UTF-16 columns).
 from __future__ import annotations
 
 import re
+import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -173,10 +174,7 @@ class HybridSearch:
                  cache: dict[str, list[str] | None]) -> tuple[str, int, tuple[tuple[int, int, int], ...]]:
         lines = cache.get(rec.path, ())
         if lines == ():
-            try:
-                lines = (self.root / rec.path).read_text(encoding="utf-8", errors="replace").split("\n")
-            except OSError:
-                lines = None
+            lines = _file_lines(self.root / rec.path)
             cache[rec.path] = lines
         if not lines:
             return "", rec.start_line, ()
@@ -199,6 +197,33 @@ class HybridSearch:
                 for m in pattern.finditer(line):
                     marks.append((n, utf16_len(line[:m.start()]), utf16_len(line[:m.end()])))
         return "\n".join(shown), first, tuple(marks)
+
+
+_LINES: OrderedDict[Path, tuple[int, int, list[str]]] = OrderedDict()
+_LINES_MAX = 256
+_LINES_LOCK = threading.Lock()
+
+
+def _file_lines(path: Path) -> list[str] | None:
+    """A file's lines for snippets, kept for the next queries while (mtime, size) hold."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    with _LINES_LOCK:
+        hit = _LINES.get(path)
+        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+            _LINES.move_to_end(path)
+            return hit[2]
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError:
+        return None
+    with _LINES_LOCK:
+        _LINES[path] = (st.st_mtime_ns, st.st_size, lines)
+        while len(_LINES) > _LINES_MAX:
+            _LINES.popitem(last=False)
+    return lines
 
 
 def _query_words(query: str) -> list[str]:
