@@ -26,9 +26,8 @@ import attrs
 import numpy as np
 import platformdirs
 
-from . import scan, symbols as symbols_mod
+from . import scan
 from .config import Settings, index_dir_for
-from .languages import language_for_path
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
 from .manifest import FileRecord, Manifest, decode_symbols
@@ -480,15 +479,6 @@ class Workspace:
 
     def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
         return self.table.search(query, limit if limit is not None else self.settings.symbols.limit)
-
-    def document_symbols(self, rel: str, text: str | None = None) -> list[Symbol]:
-        """Symbols of one file: parsed from ``text`` (an open editor buffer) or from the index."""
-        if text is not None:
-            lang = language_for_path(rel)
-            if lang is None:
-                return []
-            return symbols_mod.extract(text.encode("utf-8", "surrogatepass"), lang)
-        return self.manifest.file_symbols(rel)
 
     def index_state(self) -> dict:
         """The ``index`` block of a search result: how complete each side is."""

@@ -30,7 +30,6 @@ from pathlib import Path
 import attrs
 import tantivy
 
-from .lexical_docs import chunk_json_rest  # noqa: F401  (re-exported)
 from .words import code_words
 
 WORDS = "sylk_words"

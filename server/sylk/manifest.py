@@ -177,11 +177,6 @@ class Manifest:
             rows = self._db.execute("SELECT path, symbol_data FROM files WHERE symbols > 0").fetchall()
         return {path: decode_symbols(data) for path, data in rows}
 
-    def file_symbols(self, path: str) -> list[Symbol]:
-        with self._lock:
-            row = self._db.execute("SELECT symbol_data FROM files WHERE path=?", (path,)).fetchone()
-        return decode_symbols(row[0]) if row else []
-
     # chunks -----------------------------------------------------------
     def max_chunk_id(self) -> int:
         with self._lock:

@@ -34,15 +34,3 @@ def utf16_len(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def utf16_to_codepoint_column(line: str, utf16_col: int) -> int:
-    """Index into ``line`` (a str) of the UTF-16 column ``utf16_col``."""
-    if line.isascii():
-        return min(utf16_col, len(line))
-    units = 0
-    for i, ch in enumerate(line):
-        if units >= utf16_col:
-            return i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line)

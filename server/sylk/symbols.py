@@ -77,6 +77,12 @@ def _cursor(language: str) -> QueryCursor:
     return QueryCursor(languages.tags_query(language))
 
 
+def extract_for_path(path: str, source: bytes) -> list[Symbol]:
+    """Symbols of a file named ``path`` (its language from the name); [] when we have no grammar."""
+    language = languages.language_for_path(path)
+    return extract(source, language) if language is not None else []
+
+
 def extract(source: bytes, language: str) -> list[Symbol]:
     """All symbols of ``source`` in document order."""
     tree = _parser(language).parse(source)

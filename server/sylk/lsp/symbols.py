@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..languages import language_for_path
-from ..symbols import extract
+from ..symbols import extract_for_path
 from . import convert
 
 if TYPE_CHECKING:
@@ -43,9 +42,6 @@ def setup(server: SylkServer) -> None:
         fs = to_fs_path(uri)
         if fs is None:
             return []
-        lang = language_for_path(Path(fs).name)
-        if lang is None:
-            return []
         if doc is not None:
             source = doc.source.encode("utf-8", "surrogatepass")
         else:
@@ -53,7 +49,7 @@ def setup(server: SylkServer) -> None:
                 source = Path(fs).read_bytes()
             except OSError:
                 return []
-        return convert.document_symbols(extract(source, lang))
+        return convert.document_symbols(extract_for_path(fs, source))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SylkServer, params: types.DidSaveTextDocumentParams) -> None:
