@@ -255,3 +255,60 @@ def test_snippets_follow_edits(ws: Workspace, workspace: Path):
     again = lexical(ws, "Point")[0]
     lines = path.read_text().splitlines()
     assert again.snippet.split("\n")[0] == lines[again.snippet_line]
+
+
+def _embedded_paths(w: Workspace) -> set[str]:
+    return {c.path for c in w.manifest.chunks_by_id(sorted(w.manifest.embedded_ids())).values()}
+
+
+def _stop_after(cancel, batches: int, also=None):
+    seen = []
+
+    def progress(done: int, total: int) -> None:
+        if done:
+            seen.append(done)
+            if also is not None and len(seen) == 1:
+                also()
+            if len(seen) >= batches:
+                cancel.set()
+    return progress
+
+
+def test_embedding_starts_with_the_most_recently_modified_file(workspace: Path, tmp_path: Path):
+    import threading
+    import time as _time
+
+    newest = workspace / "app" / "http.py"
+    future = _time.time() + 3600
+    os.utime(newest, (future, future))
+    w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    w.index()
+    w.load_semantic()
+    cancel = threading.Event()
+    w.embed_pending(progress=_stop_after(cancel, 1), cancel=cancel, batch=1)
+    assert _embedded_paths(w) == {"app/http.py"}
+    w.close()
+
+
+def test_a_file_saved_during_embedding_is_embedded_next(workspace: Path, tmp_path: Path):
+    import threading
+
+    w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    w.index()
+    w.load_semantic()
+    order = w.manifest.pending_order()
+    first = w.manifest.chunks_by_id([order[0]])[order[0]].path
+    saved = next(p for p in ("services/geo/point.go", "app/repository.py") if p != first)
+    n_saved = len(w.manifest.pending_for_paths([saved]))
+    assert n_saved > 1
+    cancel = threading.Event()
+    # While the pass runs (inside its first progress report), the editor saves a file:
+    # that call cannot take the running pass's lock, so it queues the file and returns.
+    queued = []
+    w.embed_pending(progress=_stop_after(cancel, 2, also=lambda: queued.append(w.embed_pending(first_paths=[saved]))),
+                    cancel=cancel, batch=1)
+    assert queued == [0]
+    assert saved in _embedded_paths(w)
+    assert w.manifest.pending_for_paths([saved]) == []
+    assert len(w.manifest.embedded_ids()) == 1 + n_saved
+    w.close()

@@ -104,6 +104,8 @@ class Workspace:
         self._semantic_lock = threading.Lock()
         self._semantic_tried = False
         self._embed_lock = threading.Lock()
+        self._priority_lock = threading.Lock()
+        self._priority: dict[str, None] = {}  # paths to embed next, in order
         self._open(writable, load_symbols)
 
     # opening ------------------------------------------------------------
@@ -217,51 +219,90 @@ class Workspace:
     def semantic_ready(self) -> bool:
         return self.embedder is not None and self.vectors is not None
 
+    def prioritize(self, paths: Iterable[str]) -> None:
+        """Embed the pending chunks of ``paths`` next (files opened or saved in the editor),
+        also when a long embedding pass is already running."""
+        with self._priority_lock:
+            for p in paths:
+                self._priority[p] = None
+
+    def _take_priority(self) -> list[str]:
+        with self._priority_lock:
+            paths = list(self._priority)
+            self._priority.clear()
+            return paths
+
     def embed_pending(self, progress: Callable[[int, int], None] | None = None,
                       cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
                       batch: int = 256, save_every_s: float = 30.0) -> int:
-        """Embed every chunk not embedded yet (``first_paths`` first); returns how many.
+        """Embed every chunk not embedded yet; returns how many. Order: ``first_paths``
+        and paths given to prioritize() (also while running), then the most recently
+        modified files. When another pass is running, ``first_paths`` join its queue and
+        this call returns 0 at once.
+
         Cached vectors (same model, same text) are reused without running the model.
         Vectors are saved before the manifest marks their chunks embedded, so a crash
         loses at most the work since the last save."""
         if not self.writable or self.embedder is None or self.vectors is None:
             return 0
         cancel = cancel or threading.Event()
-        with self._embed_lock:
-            embedder, vectors = self.embedder, self.vectors
-            total = self.manifest.chunk_counts()["pending"]
-            done = 0
-            unsaved: list[int] = []
-            last_save = time.monotonic()
-            if progress:
-                progress(0, total)
-            with EmbeddingCache.open(self.index_dir) as cache:
-                while not cancel.is_set():
-                    rows = self.manifest.pending_chunks(batch, first_paths)
-                    first_paths = ()
+        self.prioritize(first_paths)
+        done = 0
+        # The lock is tried again after a pass: a path queued by a caller that found the
+        # lock taken just as the pass ran out of work is not left waiting.
+        while not cancel.is_set() and self._embed_lock.acquire(blocking=False):
+            try:
+                done += self._embed_locked(progress, cancel, batch, save_every_s)
+            finally:
+                self._embed_lock.release()
+            with self._priority_lock:
+                if not self._priority:
+                    break
+        return done
+
+    def _embed_locked(self, progress: Callable[[int, int], None] | None, cancel: threading.Event,
+                      batch: int, save_every_s: float) -> int:
+        embedder, vectors = self.embedder, self.vectors
+        assert embedder is not None and vectors is not None
+        total = self.manifest.chunk_counts()["pending"]
+        done = 0
+        last_save = time.monotonic()
+        order: list[int] = []
+        pos = 0
+        if progress:
+            progress(0, total)
+        with EmbeddingCache.open(self.index_dir) as cache:
+            while not cancel.is_set():
+                rows = self.manifest.pending_for_paths(self._take_priority())
+                if not rows:
+                    if pos >= len(order):  # the order is used up: what is pending now (new chunks too)
+                        order, pos = self.manifest.pending_order(), 0
+                        if not order:
+                            break
+                    rows = self.manifest.pending_rows(order[pos:pos + batch])
+                    pos += batch
                     if not rows:
-                        break
-                    texts = {h: t or "" for _i, h, t in rows}
-                    try:
-                        found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
-                    except _Cancelled:
-                        break  # what was embedded is in the cache; the chunks stay pending
-                    ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
-                    vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
-                    unsaved.extend(ids.tolist())
-                    # rows are now in FAISS: mark them so the next query does not return them again
-                    self.manifest.set_embedded(ids.tolist(), True, durable=False)
-                    done += len(rows)
-                    if progress:
-                        progress(done, max(total, done))
-                    if time.monotonic() - last_save > save_every_s:
-                        vectors.save()
-                        self.manifest.commit_embedded()
-                        unsaved, last_save = [], time.monotonic()
-            if vectors.dirty:
-                vectors.save()
-            self.manifest.commit_embedded()
-            return done
+                        continue
+                texts = {h: t or "" for _i, h, t in rows}
+                try:
+                    found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
+                except _Cancelled:
+                    break  # what was embedded is in the cache; the chunks stay pending
+                ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
+                vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
+                # rows are now in FAISS: mark them so the next query does not return them again
+                self.manifest.set_embedded(ids.tolist(), True, durable=False)
+                done += len(rows)
+                if progress:
+                    progress(done, max(total, done))
+                if time.monotonic() - last_save > save_every_s:
+                    vectors.save()
+                    self.manifest.commit_embedded()
+                    last_save = time.monotonic()
+        if vectors.dirty:
+            vectors.save()
+        self.manifest.commit_embedded()
+        return done
 
     def _forget_vectors(self, paths: Sequence[str]) -> None:
         """Vectors of the chunks of files that change or leave."""

@@ -201,19 +201,36 @@ class Manifest:
                     out[r[0]] = ChunkRecord(*r)
         return out
 
-    def pending_chunks(self, limit: int, first_paths: Sequence[str] = ()) -> list[tuple[int, str, str]]:
-        """(id, text_hash, embed_text) of chunks not embedded yet; ``first_paths`` first."""
+    def pending_order(self) -> list[int]:
+        """Ids of the chunks not embedded yet, most recently modified files first
+        (then in file order): what the user touched last is searchable by meaning first."""
+        with self._lock:
+            return [r[0] for r in self._db.execute(
+                "SELECT c.id FROM chunks c LEFT JOIN files f ON f.path = c.path WHERE c.embedded=0 "
+                "ORDER BY f.mtime_ns DESC, c.id")]
+
+    def pending_rows(self, ids: Sequence[int]) -> list[tuple[int, str, str]]:
+        """(id, text_hash, embed_text) of those of ``ids`` still waiting for a vector, in that order."""
+        if not ids:
+            return []
+        with self._lock:
+            found: dict[int, tuple[int, str, str]] = {}
+            for i in range(0, len(ids), 500):
+                part = list(ids[i:i + 500])
+                for r in self._db.execute(
+                        "SELECT id, text_hash, embed_text FROM chunks "
+                        f"WHERE embedded=0 AND id IN ({','.join('?' * len(part))})", part):
+                    found[r[0]] = r
+            return [found[i] for i in ids if i in found]
+
+    def pending_for_paths(self, paths: Iterable[str]) -> list[tuple[int, str, str]]:
+        """(id, text_hash, embed_text) of the chunks of ``paths`` still waiting for a vector."""
         with self._lock:
             rows: list[tuple[int, str, str]] = []
-            for p in first_paths:
+            for p in paths:
                 rows.extend(self._db.execute(
-                    "SELECT id, text_hash, embed_text FROM chunks WHERE embedded=0 AND path=?", (p,)))
-            seen = {r[0] for r in rows}
-            more = self._db.execute(
-                "SELECT id, text_hash, embed_text FROM chunks WHERE embedded=0 ORDER BY id LIMIT ?",
-                (limit + len(seen),)).fetchall()
-            rows.extend(r for r in more if r[0] not in seen)
-            return rows[:limit]
+                    "SELECT id, text_hash, embed_text FROM chunks WHERE embedded=0 AND path=? ORDER BY id", (p,)))
+            return rows
 
     def set_embedded(self, ids: Sequence[int], value: bool, *, durable: bool = True) -> None:
         """Mark chunks embedded (or not). ``durable=False`` keeps the change in an open

@@ -51,6 +51,15 @@ def setup(server: SylkServer) -> None:
                 return []
         return convert.document_symbols(extract_for_path(fs, source))
 
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: SylkServer, params: types.DidOpenTextDocumentParams) -> None:
+        # a file the user opens is embedded next if the background pass has not reached it
+        engine, root = ls.engine, ls.root
+        if engine is not None and root is not None:
+            rel = convert.uri_to_rel(root, params.text_document.uri)
+            if rel is not None:
+                engine.prioritize([rel])
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SylkServer, params: types.DidSaveTextDocumentParams) -> None:
         engine, root = ls.engine, ls.root
