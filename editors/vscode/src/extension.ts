@@ -1,0 +1,331 @@
+/**
+ * The Sylk extension: runs `sylk serve --stdio` for the workspace through
+ * vscode-languageclient, passes the `sylk.*` settings to it, and adds the commands
+ * "Sylk: Semantic Search", "Sylk: Reindex Workspace", "Sylk: Show Index Status" and a
+ * status bar item that follows indexing and embedding.
+ *
+ * Workspace symbols (Ctrl+T), document symbols and hover need nothing here: the
+ * language client wires the standard requests.
+ */
+
+import * as vscode from "vscode";
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { IndexStatus, REINDEX_COMMAND, SEARCH_MODES, SEARCH_REQUEST, SearchMode, SearchResult, STATUS_REQUEST } from "./protocol";
+import { semanticSearch } from "./searchPicker";
+import { defaultEnvironment, resolveServerPath } from "./serverPath";
+import { JsonObject, SECTION, serverSettingKeys, toServerSettings, userValue } from "./settings";
+import { describeStatus, ProgressTracker, statusBarView } from "./statusModel";
+
+const STATUS_REFRESH_MS = 30_000;
+
+class Sylk implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private error: string | undefined;
+  private status: IndexStatus | undefined;
+  private readonly progress = new ProgressTracker();
+  private readonly output: vscode.OutputChannel;
+  private readonly statusItem: vscode.StatusBarItem;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly serverKeys: string[];
+  private refreshTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel("Sylk");
+    this.statusItem = vscode.window.createStatusBarItem("sylk.status", vscode.StatusBarAlignment.Left, 10);
+    this.statusItem.name = "Sylk";
+    this.statusItem.command = "sylk.showStatus";
+    const properties = (context.extension.packageJSON as { contributes?: { configuration?: { properties?: Record<string, unknown> } } })
+      .contributes?.configuration?.properties;
+    this.serverKeys = serverSettingKeys(properties ?? {});
+    this.disposables.push(
+      this.output,
+      this.statusItem,
+      vscode.commands.registerCommand("sylk.semanticSearch", () => this.search()),
+      vscode.commands.registerCommand("sylk.reindexWorkspace", () => this.reindex()),
+      vscode.commands.registerCommand("sylk.showStatus", () => this.showStatus()),
+      vscode.commands.registerCommand("sylk.restartServer", () => this.restart()),
+      vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        if (this.client === undefined) {
+          void this.start();
+        }
+      }),
+      vscode.workspace.onDidSaveTextDocument(() => this.scheduleRefresh(2000)),
+    );
+    this.render();
+    this.statusItem.show();
+  }
+
+  /** The settings the user set under `sylk`, nested for the server. */
+  private serverSettings(scope?: vscode.Uri): JsonObject {
+    const config = vscode.workspace.getConfiguration(SECTION, scope ?? this.folder()?.uri);
+    return toServerSettings(this.serverKeys, (key) => userValue(config.inspect(key)));
+  }
+
+  private folder(): vscode.WorkspaceFolder | undefined {
+    return vscode.workspace.workspaceFolders?.[0];
+  }
+
+  async start(): Promise<void> {
+    const folder = this.folder();
+    if (folder === undefined) {
+      this.error = undefined;
+      this.statusItem.text = "$(database) Sylk";
+      this.statusItem.tooltip = "Sylk: open a folder to index it";
+      return;
+    }
+    const setting = vscode.workspace.getConfiguration(SECTION).get<string>("serverPath", "sylk");
+    const resolved = resolveServerPath(setting, defaultEnvironment(folder.uri.fsPath));
+    if ("error" in resolved) {
+      this.fail(resolved.error, `Looked for: ${resolved.tried.join(", ")}`);
+      return;
+    }
+    this.error = undefined;
+    const serverOptions: ServerOptions = {
+      command: resolved.path,
+      args: ["serve", "--stdio"],
+      transport: TransportKind.stdio,
+      options: { cwd: folder.uri.fsPath },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }],
+      workspaceFolder: folder,
+      outputChannel: this.output,
+      initializationOptions: this.serverSettings(folder.uri),
+      middleware: {
+        workspace: {
+          // The server asks for the section `sylk`: answer with what the user set, nested.
+          configuration: async (params, token, next) => {
+            const result = params.items.every((i) => i.section === SECTION) ? [] : await next(params, token);
+            if (result instanceof Error) {
+              return result;
+            }
+            return params.items.map((item, i) =>
+              item.section === SECTION
+                ? this.serverSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)
+                : (result as unknown[])[i],
+            );
+          },
+        },
+        handleWorkDoneProgress: (token, params, next) => {
+          if (this.progress.handle(token, params)) {
+            this.scheduleRefresh(0);
+          }
+          this.render();
+          next(token, params);
+        },
+      },
+    };
+    const client = new LanguageClient("sylk", "Sylk", serverOptions, clientOptions);
+    this.client = client;
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped && this.client === client) {
+        this.progress.clear();
+        this.status = undefined;
+        this.render();
+      }
+    });
+    this.render();
+    try {
+      await client.start();
+    } catch (err) {
+      this.client = undefined;
+      this.fail(`Sylk: the server (${resolved.path} serve --stdio) failed to start: ${errorText(err)}`);
+      return;
+    }
+    this.scheduleRefresh(0);
+  }
+
+  private fail(message: string, detail?: string): void {
+    this.error = message;
+    this.output.appendLine(message);
+    if (detail !== undefined) {
+      this.output.appendLine(detail);
+    }
+    this.render();
+    void vscode.window.showErrorMessage(message, "Open Settings", "Show Log").then((choice) => {
+      if (choice === "Open Settings") {
+        void vscode.commands.executeCommand("workbench.action.openSettings", "sylk.serverPath");
+      } else if (choice === "Show Log") {
+        this.output.show();
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.progress.clear();
+    this.status = undefined;
+    if (client !== undefined) {
+      try {
+        await client.stop();
+      } catch (err) {
+        this.output.appendLine(`Sylk: stopping the server failed: ${errorText(err)}`);
+      }
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (e.affectsConfiguration("sylk.serverPath")) {
+      void this.restart();
+      return;
+    }
+    if (e.affectsConfiguration(SECTION) && this.client?.isRunning()) {
+      // The server answers by asking workspace/configuration for `sylk` (see the middleware).
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { [SECTION]: this.serverSettings() },
+      });
+    }
+  }
+
+  private running(): LanguageClient | undefined {
+    if (this.client?.isRunning()) {
+      return this.client;
+    }
+    const why = this.error ?? "Sylk: the server is not running (open a folder, or run \"Sylk: Restart Server\").";
+    void vscode.window.showErrorMessage(why);
+    return undefined;
+  }
+
+  private async fetchStatus(): Promise<IndexStatus | undefined> {
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      return undefined;
+    }
+    try {
+      this.status = await client.sendRequest<IndexStatus>(STATUS_REQUEST, {});
+    } catch (err) {
+      this.output.appendLine(`Sylk: ${STATUS_REQUEST} failed: ${errorText(err)}`);
+    }
+    this.render();
+    return this.status;
+  }
+
+  /** Ask for the index state soon; keep asking every 30 s while the server works without progress. */
+  private scheduleRefresh(delayMs: number): void {
+    if (this.refreshTimer !== undefined) {
+      clearTimeout(this.refreshTimer);
+    }
+    this.refreshTimer = setTimeout(async () => {
+      this.refreshTimer = undefined;
+      const status = await this.fetchStatus();
+      if (status !== undefined && (!status.ready || status.indexing || status.embedding)) {
+        this.scheduleRefresh(STATUS_REFRESH_MS / 10);
+      } else if (status !== undefined && (status.pending ?? 0) > 0) {
+        this.scheduleRefresh(STATUS_REFRESH_MS);
+      }
+    }, delayMs);
+  }
+
+  private render(): void {
+    const view = statusBarView(this.progress.current(), this.status, this.error);
+    this.statusItem.text = view.text;
+    this.statusItem.tooltip = view.tooltip;
+  }
+
+  private search(): void {
+    const client = this.running();
+    if (client === undefined) {
+      return;
+    }
+    const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration(SECTION);
+    semanticSearch({
+      search: (params, token) => client.sendRequest<SearchResult>(SEARCH_REQUEST, params, token),
+      status: () => this.fetchStatus(),
+      debounceMs: () => config().get<number>("quickSearch.debounceMs", 150),
+      defaultMode: () => {
+        const mode = config().get<string>("search.mode", "hybrid");
+        return (SEARCH_MODES as readonly string[]).includes(mode) ? (mode as SearchMode) : "hybrid";
+      },
+      memento: this.context.workspaceState,
+    });
+  }
+
+  private async reindex(): Promise<void> {
+    const client = this.running();
+    if (client === undefined) {
+      return;
+    }
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, { command: REINDEX_COMMAND, arguments: [] });
+      this.scheduleRefresh(500);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Sylk: reindexing failed: ${errorText(err)}`);
+    }
+  }
+
+  private async showStatus(): Promise<void> {
+    if (this.error !== undefined) {
+      this.fail(this.error);
+      return;
+    }
+    if (this.running() === undefined) {
+      return;
+    }
+    const status = await this.fetchStatus();
+    if (status === undefined) {
+      return;
+    }
+    const lines = describeStatus(status);
+    const activity = this.progress.current();
+    if (activity !== undefined) {
+      lines.unshift(`${activity.title}${activity.message ? `: ${activity.message}` : ""}`);
+    }
+    this.output.appendLine(`--- Sylk index status (${new Date().toLocaleString()}) ---`);
+    lines.forEach((l) => this.output.appendLine(l));
+    for (const s of status.skipped ?? []) {
+      this.output.appendLine(`  skipped ${s.path}: ${s.reason}`);
+    }
+    const choice = await vscode.window.showInformationMessage(
+      `Sylk: ${lines[0]}`,
+      { detail: lines.slice(1).join("\n") },
+      "Details",
+      "Reindex",
+    );
+    if (choice === "Details") {
+      this.output.show(true);
+    } else if (choice === "Reindex") {
+      await this.reindex();
+    }
+  }
+
+  dispose(): void {
+    if (this.refreshTimer !== undefined) {
+      clearTimeout(this.refreshTimer);
+    }
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+let sylk: Sylk | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  sylk = new Sylk(context);
+  context.subscriptions.push(sylk);
+  await sylk.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await sylk?.stop();
+  sylk = undefined;
+}

@@ -1,0 +1,110 @@
+/**
+ * The wire shapes of Sylk's custom requests (camelCase JSON), as the server sends them.
+ * Plain types only: this module is shared by the extension and the unit tests.
+ */
+
+export const SEARCH_REQUEST = "sylk/search";
+export const STATUS_REQUEST = "sylk/status";
+export const REINDEX_COMMAND = "sylk.reindex";
+
+/** The titles of the server's work-done progress (see server/sylk/lsp/server.py). */
+export const INDEXING_TITLE = "Sylk: Indexing workspace";
+export const EMBEDDING_TITLE = "Sylk: Embedding";
+
+export type SearchMode = "hybrid" | "lexical" | "semantic";
+export const SEARCH_MODES: readonly SearchMode[] = ["hybrid", "lexical", "semantic"];
+
+/** The document types a search can be narrowed to (`filters.types`). */
+export const DOCUMENT_TYPES: readonly string[] = ["source_code", "markdown", "config", "text"];
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface SearchFilters {
+  languages?: string[];
+  types?: string[];
+  paths?: string[];
+  kinds?: string[];
+  minLines?: number;
+  maxLines?: number;
+}
+
+export interface SearchParams {
+  query: string;
+  mode?: SearchMode;
+  limit?: number;
+  offset?: number;
+  filters?: SearchFilters;
+  fuzzy?: boolean;
+  facets?: boolean;
+  contextLines?: number;
+}
+
+export interface SearchHit {
+  uri: string;
+  path: string;
+  range: Range;
+  language: string | null;
+  type: string;
+  kind: string | null;
+  symbol: string | null;
+  containerName: string | null;
+  score: number;
+  lexicalRank: number | null;
+  semanticRank: number | null;
+  snippet: string;
+  snippetRange: Range;
+  highlights: Range[];
+}
+
+export interface FacetValue {
+  value: string;
+  count: number;
+}
+
+export interface IndexState {
+  files: number;
+  chunks: number;
+  embedded: number;
+  pending: number;
+  ready: boolean;
+}
+
+export interface SearchResult {
+  query: string;
+  mode: SearchMode;
+  tookMs: number;
+  totalHits: number;
+  hits: SearchHit[];
+  facets: Record<string, FacetValue[]>;
+  index: IndexState;
+  message?: string;
+}
+
+/** `sylk/status`: the server's state plus the index's (only `ready`, `indexing`, `embedding` are always there). */
+export interface IndexStatus {
+  ready: boolean;
+  indexing: boolean;
+  embedding: boolean;
+  root?: string;
+  indexDir?: string;
+  files?: number;
+  symbols?: number;
+  chunks?: number;
+  embedded?: number;
+  pending?: number;
+  languages?: { language: string; files: number; symbols: number }[];
+  indexBytes?: number;
+  lastIndexed?: number | null;
+  skipped?: { path: string; reason: string }[];
+  readOnly?: boolean;
+  semantic?: { ready: boolean; model: string | null; message: string | null };
+  lastRun?: string;
+}

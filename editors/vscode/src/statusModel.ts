@@ -1,0 +1,160 @@
+/**
+ * The status bar item without VS Code: the server's work-done progress (indexing,
+ * embedding) and its `sylk/status` answer, turned into a short text and a tooltip.
+ */
+
+import { IndexStatus } from "./protocol";
+
+export interface ProgressValue {
+  kind: "begin" | "report" | "end";
+  title?: string;
+  message?: string;
+  percentage?: number;
+}
+
+export interface ActiveProgress {
+  title: string;
+  message?: string;
+  percentage?: number;
+}
+
+/** Follows the server's progress tokens from begin to end. */
+export class ProgressTracker {
+  private readonly active = new Map<string, ActiveProgress>();
+
+  /** Returns true when a progress ended (time to ask the server for its new state). */
+  handle(token: string | number, value: ProgressValue): boolean {
+    const key = String(token);
+    if (value.kind === "begin") {
+      this.active.set(key, { title: value.title ?? "Sylk", message: value.message, percentage: value.percentage });
+      return false;
+    }
+    if (value.kind === "report") {
+      const entry = this.active.get(key);
+      if (entry !== undefined) {
+        if (value.message !== undefined) {
+          entry.message = value.message;
+        }
+        if (value.percentage !== undefined) {
+          entry.percentage = value.percentage;
+        }
+      }
+      return false;
+    }
+    return this.active.delete(key);
+  }
+
+  /** The progress shown: the latest begun that has not ended. */
+  current(): ActiveProgress | undefined {
+    let last: ActiveProgress | undefined;
+    for (const entry of this.active.values()) {
+      last = entry;
+    }
+    return last;
+  }
+
+  clear(): void {
+    this.active.clear();
+  }
+}
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+}
+
+/** "Sylk: Indexing workspace" -> "indexing workspace". */
+function activity(title: string): string {
+  const rest = title.replace(/^Sylk:\s*/, "");
+  return rest.charAt(0).toLowerCase() + rest.slice(1);
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** The percentage of chunks embedded, or undefined when there are none. */
+export function embeddedPercent(status: IndexStatus): number | undefined {
+  if (!status.chunks) {
+    return undefined;
+  }
+  return Math.floor((100 * (status.embedded ?? 0)) / status.chunks);
+}
+
+/** Lines describing the index, for tooltips and "Sylk: Show Index Status". */
+export function describeStatus(status: IndexStatus): string[] {
+  const lines: string[] = [];
+  if (status.files === undefined) {
+    lines.push(status.ready ? "The index is not open." : "Opening the index...");
+    return lines;
+  }
+  lines.push(`${status.files} files, ${status.symbols ?? 0} symbols, ${status.chunks ?? 0} chunks`);
+  if (status.semantic !== undefined) {
+    if (status.semantic.ready) {
+      lines.push(`Semantic: ${status.embedded ?? 0}/${status.chunks ?? 0} chunks embedded (${status.semantic.model ?? "model"})`);
+    } else if (!status.semantic.message) {
+      lines.push(`Semantic: not loaded yet; ${status.embedded ?? 0}/${status.chunks ?? 0} chunks embedded`);
+    } else {
+      lines.push(`Semantic: unavailable${status.semantic.message ? ` (${status.semantic.message})` : ""}; lexical search only`);
+    }
+  }
+  if (status.languages && status.languages.length > 0) {
+    lines.push("Languages: " + status.languages.map((l) => `${l.language} ${l.files}`).join(", "));
+  }
+  if (status.lastRun) {
+    lines.push(`Last run: ${status.lastRun}`);
+  }
+  if (status.skipped && status.skipped.length > 0) {
+    lines.push(`Skipped: ${status.skipped.length} file${status.skipped.length === 1 ? "" : "s"}`);
+  }
+  if (status.readOnly) {
+    lines.push("Read-only: another Sylk process owns this index.");
+  }
+  if (status.indexDir) {
+    lines.push(`Index: ${status.indexDir}${status.indexBytes !== undefined ? ` (${formatBytes(status.indexBytes)})` : ""}`);
+  }
+  return lines;
+}
+
+/**
+ * What the status bar item says. `error` (the server could not start) wins, then running
+ * progress, then the index state; `status` undefined means not known yet.
+ */
+export function statusBarView(progress: ActiveProgress | undefined, status: IndexStatus | undefined, error?: string): StatusView {
+  if (error !== undefined) {
+    return { text: "$(error) Sylk", tooltip: error };
+  }
+  if (progress !== undefined) {
+    const pct = progress.percentage !== undefined ? ` ${Math.round(progress.percentage)}%` : "";
+    const tooltip = [progress.title, progress.message].filter((s) => s).join(": ");
+    return { text: `$(sync~spin) Sylk: ${activity(progress.title)}${pct}`, tooltip };
+  }
+  if (status === undefined) {
+    return { text: "$(loading~spin) Sylk", tooltip: "Sylk: starting the server" };
+  }
+  const details = describeStatus(status);
+  const tooltip = ["Sylk", ...details, "", "Click for the index status."].join("\n");
+  if (status.files === undefined || (!status.ready && status.indexing)) {
+    return { text: "$(sync~spin) Sylk", tooltip };
+  }
+  let text = `$(database) Sylk: ${status.files} files`;
+  if (status.readOnly) {
+    text += " (read-only)";
+  }
+  if (status.semantic !== undefined && !status.semantic.ready && status.semantic.message) {
+    text += " · lexical only";
+  } else {
+    const pct = embeddedPercent(status);
+    if (pct !== undefined && pct < 100) {
+      text += ` · ${pct}% embedded`;
+    }
+  }
+  return { text, tooltip };
+}
