@@ -11,11 +11,13 @@ updated file by file, so searches during the first index see what is done.
 
 from __future__ import annotations
 
+import bisect
 import concurrent.futures as cf
 import json
 import multiprocessing
 import os
 import shutil
+import stat as stat_mod
 import threading
 import time
 from collections import Counter
@@ -26,7 +28,7 @@ import attrs
 import numpy as np
 import platformdirs
 
-from . import scan
+from . import gitsync, scan
 from .config import Settings, index_dir_for
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
@@ -80,6 +82,22 @@ class IndexReport:
         if self.cancelled:
             parts.append("cancelled")
         return "; ".join(parts)
+
+
+SYNC_META = "sync_state"  # the git state at the last complete run (gitsync), JSON
+MAX_TOUCHED = 5000
+
+
+@attrs.define
+class _Plan:
+    """What an index run does: files to parse (with their known hash), to delete, skipped."""
+    known: dict[str, FileRecord]
+    todo: list[tuple[scan.FileEntry, str | None]] = attrs.Factory(list)
+    deleted: list[str] = attrs.Factory(list)
+    skipped: list[tuple] = attrs.Factory(list)  # (rel, reason[, size, mtime_ns])
+    unchanged: int = 0
+    full: bool = False  # the whole tree was walked
+    git: gitsync.GitState | None = None  # the git state to record at the end
 
 
 class Workspace:
@@ -313,33 +331,201 @@ class Workspace:
 
     # indexing -----------------------------------------------------------
     def index(self, progress: Callable[[Progress], None] | None = None,
-              cancel: threading.Event | None = None, workers: int | None = None) -> IndexReport:
-        """Bring the index up to date with the disk: only added, changed and deleted files are processed."""
+              cancel: threading.Event | None = None, workers: int | None = None,
+              paths: Iterable[str] | None = None, use_git: bool = True) -> IndexReport:
+        """Bring the index up to date with the disk: only added, changed and deleted files are
+        processed. ``paths`` (root-relative files or folders, e.g. from a file watcher)
+        limits the work to them; a change to an ignore file among them widens it to the
+        whole tree. Without ``paths``, a git work tree is checked through git (see
+        gitsync) unless ``use_git`` is False, other trees by a walk and stat()."""
         if not self.writable:
             raise IndexError_(self.read_only_reason or "index is read-only")
         with self._index_lock:
-            return self._index(progress or (lambda p: None), cancel or threading.Event(), workers)
+            return self._index(progress or (lambda p: None), cancel or threading.Event(), workers,
+                               None if paths is None else list(paths), use_git)
 
+    # planning: what to parse, what to delete ----------------------------
+    def _settings_key(self) -> str:
+        s = self.settings
+        return json.dumps([SCHEMA_VERSION, sorted(s.exclude), s.max_file_size, sorted(s.languages)])
+
+    def _matcher(self) -> scan.IgnoreMatcher:
+        if self._ignore is None:
+            self._ignore = scan.IgnoreMatcher(self.root, self.settings.exclude)
+        return self._ignore
+
+    def _info_exclude_mtime(self) -> int:
+        found = scan._find_git(str(self.root))
+        if found is None:
+            return 0
+        try:
+            return os.stat(os.path.join(found[1], "info", "exclude")).st_mtime_ns
+        except OSError:
+            return 0
+
+    def _plan_full(self) -> _Plan:
+        git = gitsync.state(self.root) if scan._find_git(str(self.root)) is not None else None
+        self._ignore = None  # ignore files are read afresh
+        result = scan.scan_workspace(self.root, exclude=self.settings.exclude,
+                                     max_file_size=self.settings.max_file_size, matcher=self._matcher())
+        plan = self._compare(result.files, self.manifest.files())
+        on_disk = {f.rel for f in result.files}
+        plan.deleted = [p for p in plan.known if p not in on_disk]
+        plan.skipped = [(s.rel, s.reason) for s in result.skipped] + plan.skipped
+        plan.full, plan.git = True, git
+        return plan
+
+    def _compare(self, files: Iterable[scan.FileEntry], known: dict[str, FileRecord]) -> _Plan:
+        """Files whose size or mtime differ from the manifest's (or that are new) are to do;
+        files skipped for their content last time and unchanged stay skipped unread."""
+        plan = _Plan(known=known)
+        skip_stats = self.manifest.skipped_stats()
+        for f in files:
+            rec = known.get(f.rel)
+            if rec is not None and rec.size == f.size and rec.mtime_ns == f.mtime_ns:
+                plan.unchanged += 1
+                continue
+            if rec is None:
+                was = skip_stats.get(f.rel)
+                if was is not None and was[:2] == (f.size, f.mtime_ns):
+                    plan.skipped.append((f.rel, was[2], f.size, f.mtime_ns))
+                    continue
+            plan.todo.append((f, rec.hash if rec is not None else None))
+        return plan
+
+    def _plan_git(self) -> _Plan | None:
+        """The start-up fast path (see gitsync), or None to walk the tree."""
+        raw = self.manifest.get_meta(SYNC_META)
+        if not raw:
+            return None
+        try:
+            saved = json.loads(raw)
+            old_head, old_dirty, touched = saved["head"], saved["dirty"], saved["touched"]
+            if saved["settings"] != self._settings_key() or saved["info_exclude"] != self._info_exclude_mtime():
+                return None
+        except (ValueError, KeyError, TypeError):
+            return None
+        git = gitsync.state(self.root)
+        if git is None or git.opaque or git.prefix != saved.get("prefix"):
+            return None
+        committed = gitsync.changed_between(self.root, old_head, git.head, git.prefix)
+        if committed is None:
+            return None
+        candidates = set(committed) | set(git.dirty) | set(old_dirty) | set(touched)
+        plan = self._plan_paths(sorted(candidates))
+        if plan.full:  # an ignore file changed: the walk was done instead
+            return plan
+        plan.git = git
+        # the rest is as the last run left it
+        plan.unchanged = len(plan.known) - len(plan.deleted) - sum(1 for _e, h in plan.todo if h is not None)
+        return plan
+
+    def _plan_paths(self, rels: Sequence[str]) -> _Plan:
+        """The plan for these root-relative files or folders only (added, changed, deleted,
+        newly ignored); the whole tree when one of them is an ignore file."""
+        norm = sorted({r.strip("/") for r in rels if r.strip("/") not in ("", ".")})
+        if any(r.rpartition("/")[2] in scan.IGNORE_FILES for r in norm):
+            return self._plan_full()
+        known = self.manifest.files()
+        known_sorted = sorted(known)
+        matcher, max_size = self._matcher(), self.settings.max_file_size
+        real_root = os.path.realpath(self.root)
+        entries: dict[str, scan.FileEntry] = {}
+        skipped: list[tuple] = []
+        gone: set[str] = set()
+
+        def under(rel: str) -> list[str]:
+            lo = bisect.bisect_left(known_sorted, rel + "/")
+            hi = bisect.bisect_left(known_sorted, rel + "0")  # "0" follows "/"
+            return known_sorted[lo:hi]
+
+        done_dirs: list[str] = []
+        for rel in norm:
+            if any(rel.startswith(d + "/") for d in done_dirs):
+                continue
+            path = self.root / rel
+            try:
+                st = path.stat()
+            except OSError:
+                st = None
+            is_dir = st is not None and stat_mod.S_ISDIR(st.st_mode)
+            if st is None or matcher.ignored(rel, is_dir):
+                gone.add(rel)
+                gone.update(under(rel))
+                continue
+            if path.is_symlink():
+                target = os.path.realpath(path)
+                if not target.startswith(real_root + os.sep):
+                    skipped.append((rel, "symlink-outside"))
+                    gone.add(rel)
+                    continue
+            if is_dir:
+                done_dirs.append(rel)
+                result = scan.scan_workspace(self.root, exclude=self.settings.exclude, max_file_size=max_size,
+                                             start=rel, matcher=matcher)
+                present = {f.rel for f in result.files}
+                for f in result.files:
+                    entries[f.rel] = f
+                skipped.extend((s.rel, s.reason) for s in result.skipped)
+                gone.update(p for p in under(rel) if p not in present)
+            elif stat_mod.S_ISREG(st.st_mode):
+                if st.st_size > max_size:
+                    skipped.append((rel, "too-large"))
+                    gone.add(rel)
+                else:
+                    entries[rel] = scan.FileEntry(rel, st.st_size, st.st_mtime_ns)
+            else:
+                skipped.append((rel, "special-file"))
+                gone.add(rel)
+        plan = self._compare(entries.values(), known)
+        plan.deleted = sorted(p for p in gone if p in known and p not in entries)
+        plan.skipped = skipped + plan.skipped
+        return plan
+
+    def _save_sync_state(self, git: gitsync.GitState | None) -> None:
+        if git is None:
+            self.manifest.set_meta(**{SYNC_META: ""})
+            return
+        self.manifest.set_meta(**{SYNC_META: json.dumps({
+            "head": git.head, "prefix": git.prefix, "dirty": list(git.dirty), "touched": [],
+            "settings": self._settings_key(), "info_exclude": self._info_exclude_mtime()})})
+
+    def _note_touched(self, rels: Iterable[str]) -> None:
+        """Record paths about to be re-indexed outside a full run, before they are: the git
+        fast path must look at them again at the next start (an edit reverted while Sylk
+        was not running is not in git's diff or status)."""
+        raw = self.manifest.get_meta(SYNC_META)
+        if not raw:
+            return
+        try:
+            saved = json.loads(raw)
+            touched = set(saved["touched"]) | set(rels)
+        except (ValueError, KeyError, TypeError):
+            self.manifest.set_meta(**{SYNC_META: ""})
+            return
+        if len(touched) > MAX_TOUCHED:  # cheaper to walk the tree next time
+            self.manifest.set_meta(**{SYNC_META: ""})
+            return
+        saved["touched"] = sorted(touched)
+        self.manifest.set_meta(**{SYNC_META: json.dumps(saved)})
+
+    # indexing -------------------------------------------------------------
     def _index(self, progress: Callable[[Progress], None], cancel: threading.Event,
-               workers: int | None) -> IndexReport:
+               workers: int | None, paths: list[str] | None, use_git: bool) -> IndexReport:
         t0 = time.perf_counter()
         report = IndexReport()
         progress(Progress("scan", 0, 0, "scanning files"))
-        result = scan.scan_workspace(self.root, exclude=self.settings.exclude,
-                                     max_file_size=self.settings.max_file_size)
-        known = self.manifest.files()
-        on_disk = {f.rel for f in result.files}
-        deleted = [p for p in known if p not in on_disk]
-        todo: list[tuple[scan.FileEntry, str | None]] = []
-        for f in result.files:
-            rec = known.get(f.rel)
-            if rec is not None and rec.size == f.size and rec.mtime_ns == f.mtime_ns:
-                report.unchanged += 1
-            else:
-                todo.append((f, rec.hash if rec is not None else None))
-        skipped: list[tuple[str, str]] = [(s.rel, s.reason) for s in result.skipped]
-        # Files the editor has open first (the caller may reorder); small files first otherwise
-        # keeps the first answers coming quickly.
+        if paths is not None:
+            plan = self._plan_paths(paths)
+        else:
+            plan = (self._plan_git() if use_git else None) or self._plan_full()
+        if plan.full or plan.git is not None:
+            self.manifest.set_meta(**{SYNC_META: ""})  # a crash before the end: walk the tree next time
+        else:
+            self._note_touched([e.rel for e, _h in plan.todo] + plan.deleted)
+        known, deleted, todo = plan.known, plan.deleted, plan.todo
+        report.unchanged = plan.unchanged
+        skipped: list[tuple] = list(plan.skipped)
         total = len(todo)
         progress(Progress("index", 0, total, f"{total} files to index"))
         if deleted:
@@ -351,7 +537,7 @@ class Workspace:
 
         pending: list[tuple[FileRecord, str]] = []
         pending_chunks: list[tuple] = []
-        pending_skips: list[tuple[str, str]] = []
+        pending_skips: list[tuple] = [] if plan.full else list(plan.skipped)
         pending_deletes: list[str] = list(deleted)
         pending_touches: list[tuple[str, int, int]] = []
         last_commit = time.monotonic()
@@ -370,9 +556,11 @@ class Workspace:
             done += 1
             rec = known.get(parsed.rel)
             if parsed.skip is not None:
-                report.skipped[parsed.skip] += 1
-                skipped.append((parsed.rel, parsed.skip))
-                pending_skips.append((parsed.rel, parsed.skip))
+                # a binary file is not read again while its size and mtime stay the same
+                entry = ((parsed.rel, parsed.skip, parsed.size, parsed.mtime_ns) if parsed.skip == "binary"
+                         else (parsed.rel, parsed.skip))
+                skipped.append(entry)
+                pending_skips.append(entry)
                 if rec is not None:  # it was indexed before: it leaves the index
                     self._forget_vectors([parsed.rel])
                     self.lexical.delete_paths([parsed.rel])
@@ -405,10 +593,16 @@ class Workspace:
                 break
         report.cancelled = cancel.is_set()
         flush()
+        if plan.full or plan.git is None:
+            for entry in skipped:
+                report.skipped[entry[1]] += 1
+        else:  # the skipped files git said nothing about are still skipped
+            report.skipped.update(reason for _p, reason in self.manifest.skipped())
         if not report.cancelled:
-            for s in result.skipped:
-                report.skipped[s.reason] += 1
-            self.manifest.replace_skipped(skipped)
+            if plan.full:
+                self.manifest.replace_skipped(skipped)
+            if plan.full or plan.git is not None:
+                self._save_sync_state(plan.git)
             self.manifest.set_meta(last_indexed=str(time.time()))
         if self._table is not None:
             self._table.warm()
@@ -508,9 +702,7 @@ class Workspace:
 
     def scan_ignored(self, rel: str) -> bool:
         """Whether the ignore rules of this workspace exclude ``rel`` (a saved or changed file)."""
-        if self._ignore is None:
-            self._ignore = scan.IgnoreMatcher(self.root, self.settings.exclude)
-        return self._ignore.ignored(rel, False)
+        return self._matcher().ignored(rel, False)
 
     # queries ------------------------------------------------------------
     @property

@@ -90,6 +90,14 @@ def decode_symbols(data: str) -> list[Symbol]:
             for r in json.loads(data)]
 
 
+_INSERT_SKIPPED = "INSERT OR REPLACE INTO skipped (path, reason, size, mtime_ns) VALUES (?, ?, ?, ?)"
+
+
+def _skip_row(t: Sequence) -> tuple[str, str, int, int]:
+    """A skipped entry, (path, reason) or (path, reason, size, mtime_ns), as a row."""
+    return (t[0], t[1], t[2], t[3]) if len(t) > 2 else (t[0], t[1], -1, -1)
+
+
 class Manifest:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -98,6 +106,10 @@ class Manifest:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        cols = {r[1] for r in self._db.execute("PRAGMA table_info(skipped)")}
+        if "size" not in cols:  # an index from before skipped files kept their stat
+            self._db.execute("ALTER TABLE skipped ADD COLUMN size INTEGER NOT NULL DEFAULT -1")
+            self._db.execute("ALTER TABLE skipped ADD COLUMN mtime_ns INTEGER NOT NULL DEFAULT -1")
         # counts are asked for on every search: cached until the next write
         self._generation = 0
         self._cached: dict[str, tuple[int, dict[str, int]]] = {}
@@ -124,7 +136,7 @@ class Manifest:
         return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
 
     def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
-              skipped: Iterable[tuple[str, str]] = (),
+              skipped: Iterable[tuple] = (),
               touches: Iterable[tuple[str, int, int]] = (),
               chunks: Iterable[tuple] = ()) -> None:
         """One transaction: replace files (with their encoded symbols), delete files, note skips,
@@ -153,23 +165,29 @@ class Manifest:
                      for r, data in upserts))
                 db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
                                ((size, mtime, path) for path, size, mtime in touches))
-                for path, reason in skipped:
-                    db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?)", (path, reason))
+                db.executemany(_INSERT_SKIPPED, map(_skip_row, skipped))
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
 
-    def replace_skipped(self, skipped: Iterable[tuple[str, str]]) -> None:
+    def replace_skipped(self, skipped: Iterable[tuple]) -> None:
         with self._lock:
             self._db.execute("BEGIN")
             self._db.execute("DELETE FROM skipped")
-            self._db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?)", skipped)
+            self._db.executemany(_INSERT_SKIPPED, map(_skip_row, skipped))
             self._db.execute("COMMIT")
 
     def skipped(self) -> list[tuple[str, str]]:
         with self._lock:
             return self._db.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall()
+
+    def skipped_stats(self) -> dict[str, tuple[int, int, str]]:
+        """(size, mtime_ns, reason) of files skipped for their content (binary), to skip
+        them again without reading them while they do not change."""
+        with self._lock:
+            return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
+                "SELECT path, size, mtime_ns, reason FROM skipped WHERE size >= 0")}
 
     # symbols ----------------------------------------------------------
     def symbols_by_path(self) -> dict[str, list[Symbol]]:

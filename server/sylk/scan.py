@@ -449,10 +449,14 @@ class IgnoreMatcher:
 
 
 def scan_workspace(
-    root: Path, *, exclude: Sequence[str] = (), max_file_size: int = 1 << 20
+    root: Path, *, exclude: Sequence[str] = (), max_file_size: int = 1 << 20,
+    start: str = "", matcher: IgnoreMatcher | None = None,
 ) -> ScanResult:
     """Every file under ``root`` that is not ignored and not larger than
     ``max_file_size``; never raises for what it meets on disk.
+
+    ``start`` (a root-relative folder the caller knows is not ignored) limits the
+    walk to that subtree, with the root's ignore rules; ``matcher`` reuses one.
 
     Symlinks: a symlinked file or directory is taken (under its link path) only
     if its target resolves inside the root; a symlinked directory is entered
@@ -461,7 +465,8 @@ def scan_workspace(
     ``load_source``, and files the scan cannot open show up there.
     """
     root_s = os.path.abspath(os.fspath(root))
-    matcher = IgnoreMatcher(Path(root_s), exclude)
+    if matcher is None:
+        matcher = IgnoreMatcher(Path(root_s), exclude)
     files: list[FileEntry] = []
     skipped: list[Skipped] = []
     if not os.path.isdir(root_s):
@@ -469,8 +474,13 @@ def scan_workspace(
 
     real_root = os.path.realpath(root_s)
     inside = real_root.rstrip(os.sep) + os.sep
-    visited = {real_root}
-    pending: list[tuple[str, str, str]] = [(root_s, "", real_root)]  # (path, rel, real)
+    start = start.strip("/")
+    start_path = os.path.join(root_s, start) if start else root_s
+    start_real = os.path.realpath(start_path)
+    if start and not start_real.startswith(inside):
+        return ScanResult(files, [Skipped(start, "symlink-outside")])
+    visited = {start_real}
+    pending: list[tuple[str, str, str]] = [(start_path, start, start_real)]  # (path, rel, real)
     linked: deque[tuple[str, str, str]] = deque()  # symlinked dirs, entered last
     add_file, skip = files.append, skipped.append
     stacks, venv = matcher._stacks, matcher._venv
