@@ -1,0 +1,186 @@
+-- Pure conversions: search hits to quickfix items, the index status to lines,
+-- and the arguments of :SylkSearch. No LSP calls here.
+local compat = require("sylk.compat")
+
+local M = {}
+
+local function trim(s)
+  return (s:gsub("^%s+", ""):gsub("%s+$", ""))
+end
+
+local function split_lines(s)
+  local lines = {}
+  for line in (s .. "\n"):gmatch("(.-)\n") do
+    table.insert(lines, line)
+  end
+  return lines
+end
+
+--- "HttpRetryPolicy.should_retry", or "" for a hit that is not a symbol.
+function M.hit_name(hit)
+  local symbol = hit.symbol
+  if symbol == nil or symbol == vim.NIL or symbol == "" then
+    return ""
+  end
+  local container = hit.containerName
+  if container ~= nil and container ~= vim.NIL and container ~= "" then
+    return container .. "." .. symbol
+  end
+  return symbol
+end
+
+--- The line of a hit worth showing and jumping to: the first highlighted line of its
+--- snippet, else the first non-blank one. Returns (0-based line, byte col, text).
+function M.hit_line(hit)
+  local lines = split_lines(hit.snippet or "")
+  local first = hit.snippetRange and hit.snippetRange.start.line or hit.range.start.line
+  for _, h in ipairs(hit.highlights or {}) do
+    local index = h.start.line - first + 1
+    local text = lines[index]
+    if text ~= nil and trim(text) ~= "" then
+      return h.start.line, compat.byte_col(text, h.start.character), text
+    end
+  end
+  for index, text in ipairs(lines) do
+    if trim(text) ~= "" then
+      return first + index - 1, #text:match("^%s*"), text
+    end
+  end
+  return hit.range.start.line, 0, ""
+end
+
+--- One quickfix item per hit: the file, the matching line, and
+--- "[kind] Container.symbol: the line's text".
+function M.qf_item(hit)
+  local line, col, text = M.hit_line(hit)
+  local name = M.hit_name(hit)
+  local kind = hit.kind
+  local label = trim(text):gsub("%s+", " ")
+  if name ~= "" then
+    local prefix = (kind ~= nil and kind ~= vim.NIL and kind ~= "") and ("[" .. kind .. "] ") or ""
+    label = prefix .. name .. ": " .. label
+  end
+  return {
+    filename = vim.uri_to_fname(hit.uri),
+    lnum = line + 1,
+    col = col + 1,
+    text = label,
+    user_data = hit,
+  }
+end
+
+function M.qf_items(result)
+  local items = {}
+  for _, hit in ipairs(result.hits or {}) do
+    table.insert(items, M.qf_item(hit))
+  end
+  return items
+end
+
+--- The quickfix title of a search.
+function M.title(query)
+  return "Sylk: " .. query
+end
+
+--- A one-line summary of a result: "5 hits (lexical, 0.8 ms)".
+function M.summary(result)
+  local n = result.totalHits or #(result.hits or {})
+  local took = result.tookMs and string.format(", %.1f ms", result.tookMs) or ""
+  return string.format("%d hit%s (%s%s)", n, n == 1 and "" or "s", result.mode or "?", took)
+end
+
+local function bytes(n)
+  local units = { "B", "KiB", "MiB", "GiB" }
+  local i = 1
+  while n >= 1024 and i < #units do
+    n = n / 1024
+    i = i + 1
+  end
+  return i == 1 and string.format("%d B", n) or string.format("%.1f %s", n, units[i])
+end
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
+--- The lines of :SylkStatus.
+function M.status_lines(status)
+  local lines = {}
+  if status.indexing then
+    table.insert(lines, "Sylk: indexing...")
+  elseif status.embedding then
+    table.insert(lines, "Sylk: embedding...")
+  end
+  if not present(status.files) then
+    table.insert(lines, status.ready and "Sylk: the index is not open" or "Sylk: opening the index...")
+    return lines
+  end
+  table.insert(lines, string.format("Sylk: %d files, %d symbols, %d chunks (%s)", status.files, status.symbols or 0,
+    status.chunks or 0, status.root or "?"))
+  local semantic = status.semantic
+  if present(semantic) then
+    if semantic.ready then
+      table.insert(lines, string.format("Semantic: %d/%d chunks embedded (%s)", status.embedded or 0, status.chunks or 0,
+        present(semantic.model) and semantic.model or "model"))
+    elseif present(semantic.message) then
+      table.insert(lines, "Semantic: unavailable (" .. semantic.message .. "); lexical search only")
+    else
+      table.insert(lines, string.format("Semantic: not loaded yet; %d/%d chunks embedded", status.embedded or 0,
+        status.chunks or 0))
+    end
+  end
+  if present(status.languages) and #status.languages > 0 then
+    local parts = {}
+    for _, l in ipairs(status.languages) do
+      table.insert(parts, l.language .. " " .. l.files)
+    end
+    table.insert(lines, "Languages: " .. table.concat(parts, ", "))
+  end
+  if present(status.lastRun) then
+    table.insert(lines, "Last run: " .. status.lastRun)
+  end
+  if present(status.skipped) and #status.skipped > 0 then
+    table.insert(lines, string.format("Skipped: %d file%s", #status.skipped, #status.skipped == 1 and "" or "s"))
+  end
+  if status.readOnly then
+    table.insert(lines, "Read-only: another Sylk process owns this index")
+  end
+  if present(status.indexDir) then
+    local size = present(status.indexBytes) and (" (" .. bytes(status.indexBytes) .. ")") or ""
+    table.insert(lines, "Index: " .. status.indexDir .. size)
+  end
+  return lines
+end
+
+M.modes = { hybrid = true, lexical = true, semantic = true }
+
+--- ":SylkSearch -mode=lexical -limit=5 retry backoff" -> "retry backoff", { mode =, limit = }.
+--- Returns nil and a message for an unknown option or a bad value.
+function M.parse_args(args)
+  local opts = {}
+  local words = {}
+  for word in args:gmatch("%S+") do
+    local key, value = word:match("^%-%-?(%a+)=(.*)$")
+    if key == nil and #words == 0 and word:match("^%-%-?%a+$") and M.modes[word:gsub("^%-+", "")] then
+      opts.mode = word:gsub("^%-+", "")
+    elseif key == "mode" then
+      if not M.modes[value] then
+        return nil, "mode must be hybrid, lexical or semantic, got " .. value
+      end
+      opts.mode = value
+    elseif key == "limit" then
+      local n = tonumber(value)
+      if n == nil or n < 1 or n ~= math.floor(n) then
+        return nil, "limit must be a positive integer, got " .. value
+      end
+      opts.limit = n
+    elseif key ~= nil and #words == 0 then
+      return nil, "unknown option -" .. key .. " (options: -mode=hybrid|lexical|semantic, -limit=N)"
+    else
+      table.insert(words, word)
+    end
+  end
+  return table.concat(words, " "), opts
+end
+
+return M

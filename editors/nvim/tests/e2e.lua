@@ -1,0 +1,122 @@
+-- End-to-end check of the Neovim plugin, driven by tests/test_nvim.py:
+--   SYLK_NVIM_PLUGIN=editors/nvim SYLK_NVIM_OUT=out.json \
+--     nvim --headless --clean -u editors/nvim/tests/e2e.lua app/http.py   (from a copy of fixtures/workspace)
+-- Starts the server through the plugin, waits for the index, runs :SylkSearch,
+-- workspace/symbol, :SylkStatus and :SylkReindex, and writes what a user would see
+-- to the JSON file; the pytest asserts on it.
+local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
+local out_path = assert(os.getenv("SYLK_NVIM_OUT"))
+vim.opt.runtimepath:prepend(plugin)
+vim.opt.swapfile = false
+vim.opt.shadafile = "NONE"
+
+local notes = {}
+vim.notify = function(msg, level)
+  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+end
+
+-- what the server shows (window/showMessage), e.g. complaints about settings
+local server_messages = {}
+vim.lsp.handlers["window/showMessage"] = function(_, result)
+  table.insert(server_messages, { type = result.type, message = result.message })
+  return vim.NIL
+end
+
+require("sylk").setup({ settings = { embedding = { enabled = false } } })
+
+local compat = require("sylk.compat")
+
+local function wait(ms, what, cond)
+  if not vim.wait(ms, cond, 20) then
+    error("timed out after " .. ms .. " ms waiting for " .. what)
+  end
+end
+
+local function qf_entries()
+  local qf = vim.fn.getqflist({ title = 1, items = 1 })
+  local entries = {}
+  for _, it in ipairs(qf.items) do
+    table.insert(entries, { file = vim.api.nvim_buf_get_name(it.bufnr), lnum = it.lnum, col = it.col, text = it.text })
+  end
+  return qf.title, entries
+end
+
+local function run()
+  local out = {
+    nvim = tostring(vim.version().major) .. "." .. tostring(vim.version().minor),
+    notes = notes,
+    server_messages = server_messages,
+  }
+  local ok, err = xpcall(function()
+    local sylk = require("sylk")
+    local buf = vim.api.nvim_get_current_buf()
+    out.file = vim.api.nvim_buf_get_name(buf)
+    out.uses_lsp_start = vim.lsp.start ~= nil
+    local client
+    wait(30000, "the Sylk client to initialize", function()
+      client = sylk.client(buf)
+      return client ~= nil and client.initialized
+    end)
+    out.root = client.config.root_dir
+    local status
+    wait(60000, "the index (sylk/status ready)", function()
+      local r = compat.request_sync(client, "sylk/status", vim.empty_dict(), 5000, buf)
+      status = r and r.result
+      return status ~= nil and status.ready == true
+    end)
+    out.status = status
+
+    -- :SylkSearch fills the quickfix list
+    local searched = false
+    vim.api.nvim_create_autocmd("User", { pattern = "SylkSearchDone", callback = function() searched = true end })
+    vim.cmd("SylkSearch -mode=lexical retry policy")
+    wait(30000, ":SylkSearch", function() return searched end)
+    out.search_title, out.search = qf_entries()
+    out.quickfix_open = vim.bo.buftype == "quickfix"
+    vim.cmd("wincmd p")
+
+    -- workspace/symbol: the raw locations, and the standard vim.lsp.buf.workspace_symbol()
+    local r = compat.request_sync(client, "workspace/symbol", { query = "hrp" }, 10000, buf)
+    out.symbols = r and r.result
+    vim.lsp.buf.workspace_symbol("hrp")
+    wait(10000, "vim.lsp.buf.workspace_symbol()", function()
+      return vim.fn.getqflist({ title = 1 }).title ~= out.search_title
+    end)
+    out.symbol_title, out.symbol_list = qf_entries()
+    vim.cmd("wincmd p")
+
+    -- a second file of the same root reuses the client
+    vim.cmd("edit services/geo/point.go")
+    local buf2 = vim.api.nvim_get_current_buf()
+    wait(10000, "the second buffer to attach", function() return #compat.clients("sylk", buf2) > 0 end)
+    out.second_client = compat.clients("sylk", buf2)[1].id
+    out.first_client = client.id
+    out.sylk_clients = #compat.clients("sylk")
+
+    -- :SylkStatus prints the index state
+    local stated = false
+    vim.api.nvim_create_autocmd("User", { pattern = "SylkStatusDone", callback = function() stated = true end })
+    vim.cmd("SylkStatus")
+    wait(10000, ":SylkStatus", function() return stated end)
+
+    -- :SylkReindex runs a re-index with progress
+    local reindexed = false
+    vim.api.nvim_create_autocmd("User", { pattern = "SylkProgressEnd", callback = function()
+      local ev = sylk.last_event
+      if ev and ev.data and ev.data.title == "Sylk: Re-indexing workspace" then
+        reindexed = true
+        out.reindex_end = ev.data.message
+      end
+    end })
+    vim.cmd("SylkReindex")
+    wait(60000, ":SylkReindex progress end", function() return reindexed end)
+  end, debug.traceback)
+  out.ok = ok
+  out.error = ok and vim.NIL or tostring(err)
+  local f = assert(io.open(out_path, "w"))
+  f:write(vim.fn.json_encode(out))
+  f:close()
+  vim.cmd("qa!")
+end
+
+vim.api.nvim_create_autocmd("VimEnter", { once = true, callback = function() vim.schedule(run) end })

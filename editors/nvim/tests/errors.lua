@@ -1,0 +1,29 @@
+-- What a user sees when things are wrong (no server running): a `sylk` command that
+-- does not exist, and bad :SylkSearch options. Driven by tests/test_nvim.py.
+local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
+local out_path = assert(os.getenv("SYLK_NVIM_OUT"))
+vim.opt.runtimepath:prepend(plugin)
+vim.opt.swapfile = false
+vim.opt.shadafile = "NONE"
+
+local notes = {}
+vim.notify = function(msg, level)
+  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+end
+
+local out = { notes = notes }
+local ok, err = xpcall(function()
+  require("sylk").setup({ cmd = { "/nonexistent/bin/sylk", "serve", "--stdio" } })
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("SYLK_NVIM_FILE")))
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("SYLK_NVIM_FILE2")))
+  out.clients = #require("sylk.compat").clients("sylk")
+  vim.cmd("SylkSearch -mode=psychic retry")
+  vim.cmd("SylkSearch -colour=blue retry")
+  vim.cmd("SylkSearch retry")
+end, debug.traceback)
+out.ok = ok
+out.error = ok and vim.NIL or tostring(err)
+local f = assert(io.open(out_path, "w"))
+f:write(vim.fn.json_encode(out))
+f:close()
+vim.cmd("qa!")
