@@ -312,3 +312,32 @@ def test_a_file_saved_during_embedding_is_embedded_next(workspace: Path, tmp_pat
     assert w.manifest.pending_for_paths([saved]) == []
     assert len(w.manifest.embedded_ids()) == 1 + n_saved
     w.close()
+
+
+def test_a_file_reindexed_while_its_chunks_are_embedded_leaves_no_stale_vectors(workspace: Path, tmp_path: Path,
+                                                                                 monkeypatch):
+    import sylk.indexer as indexer_mod
+
+    w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
+    w.index()
+    w.load_semantic()
+    target = "app/repository.py"
+    real = indexer_mod.embed_cached
+    calls = []
+
+    def embed_then_save(embedder, cache, texts, **kw):
+        found = real(embedder, cache, texts, **kw)
+        if not calls:  # the editor saves the file while the model runs on its chunks
+            calls.append(1)
+            (workspace / target).write_text("def saved_mid_embedding():\n    return 1\n")
+            w.reindex_paths([target])
+        return found
+    monkeypatch.setattr(indexer_mod, "embed_cached", embed_then_save)
+    w.embed_pending(first_paths=[target])
+    chunk_ids = w.manifest.all_chunk_ids()
+    in_faiss = set(w.vectors.ids().tolist())
+    assert in_faiss == chunk_ids  # every chunk has a vector, and no vector outlived its chunk
+    assert w.manifest.chunk_counts()["pending"] == 0
+    hits = w.search(SearchRequest("saved_mid_embedding", "semantic")).hits
+    assert hits and hits[0].path == target
+    w.close()

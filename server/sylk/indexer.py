@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 import numpy as np
@@ -123,6 +124,8 @@ class Workspace:
         self._semantic_tried = False
         self._embed_lock = threading.Lock()
         self._priority_lock = threading.Lock()
+        # held while the manifest's chunks and the vectors change together (see _apply)
+        self._vectors_lock = threading.Lock()
         self._priority: dict[str, None] = {}  # paths to embed next, in order
         self._open(writable, load_symbols)
 
@@ -306,10 +309,14 @@ class Workspace:
                     found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
                 except _Cancelled:
                     break  # what was embedded is in the cache; the chunks stay pending
-                ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
-                vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
-                # rows are now in FAISS: mark them so the next query does not return them again
-                self.manifest.set_embedded(ids.tolist(), True, durable=False)
+                with self._vectors_lock:
+                    # chunks re-indexed or deleted while the model ran are gone: no vectors for them
+                    rows = self.manifest.pending_rows([i for i, _h, _t in rows])
+                    if rows:
+                        ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
+                        vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
+                        # in FAISS now: marked so the next pending query does not return them again
+                        self.manifest.set_embedded(ids.tolist(), True, durable=False)
                 done += len(rows)
                 if progress:
                     progress(done, max(total, done))
@@ -322,14 +329,16 @@ class Workspace:
         self.manifest.commit_embedded()
         return done
 
-    def _forget_vectors(self, paths: Sequence[str]) -> None:
-        """Vectors of the chunks of files that change or leave."""
-        if self.vectors is not None and paths:
-            ids = self.manifest.chunk_ids(paths)
-            if ids:
+    def _apply(self, forget: Sequence[str], *args: Any, **kw: Any) -> None:
+        """Write to the manifest and drop the vectors of the chunks it replaces or deletes (of
+        the files ``forget``), as one step for the embedding thread: it never adds a vector
+        for a chunk that is gone, nor loses one for a chunk that stays."""
+        with self._vectors_lock:
+            ids = self.manifest.chunk_ids(forget) if self.vectors is not None and forget else []
+            self.manifest.apply(*args, **kw)
+            if ids and self.vectors is not None:
                 self.vectors.remove(ids)
 
-    # indexing -----------------------------------------------------------
     def index(self, progress: Callable[[Progress], None] | None = None,
               cancel: threading.Event | None = None, workers: int | None = None,
               paths: Iterable[str] | None = None, use_git: bool = True) -> IndexReport:
@@ -528,8 +537,8 @@ class Workspace:
         skipped: list[tuple] = list(plan.skipped)
         total = len(todo)
         progress(Progress("index", 0, total, f"{total} files to index"))
+        forget: list[str] = list(deleted)  # files whose old chunks (and vectors) go at the next flush
         if deleted:
-            self._forget_vectors(deleted)
             self.lexical.delete_paths(deleted)
             for p in deleted:
                 self._table_remove(p)
@@ -544,11 +553,12 @@ class Workspace:
         done = 0
 
         def flush() -> None:
-            nonlocal pending, pending_chunks, pending_skips, pending_deletes, pending_touches, last_commit
+            nonlocal pending, pending_chunks, pending_skips, pending_deletes, pending_touches, last_commit, forget
             progress(Progress("commit", done, total, "committing"))
             self.lexical.commit()
-            self.manifest.apply(pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
+            self._apply(forget, pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
             pending, pending_chunks, pending_skips, pending_deletes, pending_touches = [], [], [], [], []
+            forget = []
             last_commit = time.monotonic()
 
         languages = frozenset(self.settings.languages)
@@ -562,7 +572,7 @@ class Workspace:
                 skipped.append(entry)
                 pending_skips.append(entry)
                 if rec is not None:  # it was indexed before: it leaves the index
-                    self._forget_vectors([parsed.rel])
+                    forget.append(parsed.rel)
                     self.lexical.delete_paths([parsed.rel])
                     self._table_remove(parsed.rel)
                     pending_deletes.append(parsed.rel)
@@ -572,7 +582,7 @@ class Workspace:
                 pending_touches.append((parsed.rel, parsed.size, parsed.mtime_ns))
             else:
                 if rec is not None:
-                    self._forget_vectors([parsed.rel])
+                    forget.append(parsed.rel)
                     self.lexical.delete_paths([parsed.rel])
                     report.changed += 1
                 else:
@@ -662,6 +672,7 @@ class Workspace:
         deletes: list[str] = []
         skips: list[tuple[str, str]] = []
         tables: list[tuple[str, str]] = []
+        forget: list[str] = []
         with self._index_lock:
             for rel in rels:
                 path = self.root / rel
@@ -673,7 +684,7 @@ class Workspace:
                     continue
                 parsed = parse_file(str(self.root), scan.FileEntry(rel, st.st_size, st.st_mtime_ns), None,
                                     self.settings.max_file_size, frozenset(self.settings.languages))
-                self._forget_vectors([rel])
+                forget.append(rel)
                 self.lexical.delete_paths([rel])
                 if parsed.skip is not None:
                     skips.append((rel, parsed.skip))
@@ -685,10 +696,10 @@ class Workspace:
                                            len(parsed.names), parsed.replaced), parsed.symbol_data))
                 tables.append((rel, parsed.symbol_data))
                 report.changed += 1
-            self._forget_vectors([d for d in deletes if d in known])
+            forget.extend(d for d in deletes if d in known)
             self.lexical.delete_paths(deletes)
             self.lexical.commit()
-            self.manifest.apply(upserts, deletes, skips, chunks=chunk_rows)
+            self._apply(forget, upserts, deletes, skips, chunks=chunk_rows)
             for rel, data in tables:
                 if self._table is not None:
                     self._table.set_file(rel, decode_symbols(data))
