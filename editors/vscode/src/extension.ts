@@ -215,7 +215,7 @@ class Sylk implements vscode.Disposable {
     return this.status;
   }
 
-  /** Ask for the index state soon; keep asking every 30 s while the server works without progress. */
+  /** Ask for the index state soon, and again while the server works without reporting progress. */
   private scheduleRefresh(delayMs: number): void {
     if (this.refreshTimer !== undefined) {
       clearTimeout(this.refreshTimer);
@@ -223,10 +223,13 @@ class Sylk implements vscode.Disposable {
     this.refreshTimer = setTimeout(async () => {
       this.refreshTimer = undefined;
       const status = await this.fetchStatus();
-      if (status !== undefined && (!status.ready || status.indexing || status.embedding)) {
+      if (status === undefined || this.progress.current() !== undefined) {
+        return; // the end of the running progress asks again
+      }
+      if (!status.ready || status.indexing || status.embedding) {
         this.scheduleRefresh(STATUS_REFRESH_MS / 10);
-      } else if (status !== undefined && (status.pending ?? 0) > 0) {
-        this.scheduleRefresh(STATUS_REFRESH_MS);
+      } else if (status.semantic?.ready && (status.pending ?? 0) > 0) {
+        this.scheduleRefresh(STATUS_REFRESH_MS); // a save embeds without progress
       }
     }, delayMs);
   }

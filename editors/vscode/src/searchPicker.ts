@@ -208,7 +208,7 @@ export function semanticSearch(backend: SearchBackend): void {
     await show(item.hit, false);
   });
   qp.onDidTriggerButton(async (button) => {
-    if (button === qp.buttons[0]) {
+    if (button.tooltip?.startsWith("Mode:")) {
       state.mode = nextMode(state.mode);
       void backend.memento.update(STATE_KEY, state);
       refreshChrome();
