@@ -126,6 +126,16 @@ def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_ind
     assert any(n["msg"] == f"re-indexing {ws}" for n in report["notes"])
     assert "16 unchanged" in report["reindex_end"]
 
+    # with Telescope installed the same search goes to a picker (a stand-in records it),
+    # in the server's order, and the quickfix list is left alone
+    picked = report["telescope"]
+    assert picked["title"] == "Sylk Search (lexical)"
+    assert picked["sorter"] == "empty-sorter" and picked["previewer"] == "qflist-previewer"
+    assert [(e["filename"], e["lnum"], e["col"]) for e in picked["entries"]] == \
+        [(e["file"], e["lnum"], e["col"]) for e in entries]
+    assert picked["entries"][0]["display"] == "app/http.py:9  [class] HttpRetryPolicy: class HttpRetryPolicy:"
+    assert report["qf_title_after_telescope"] == "before telescope"
+
 
 @needs_nvim
 def test_neovim_plugin_explains_what_is_wrong(workspace: Path, tmp_path: Path) -> None:
@@ -170,11 +180,29 @@ def _nest(flat: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def test_vscode_settings_are_the_servers_with_the_same_defaults() -> None:
     props = _server_properties()
     defaults = _nest({k: spec["default"] for k, spec in props.items()})
     # same names and same defaults as config.py: a new server setting needs its VS Code twin
-    assert defaults == config.unstructure(config.Settings())
+    server = config.unstructure(config.Settings())
+    flat_server = _flatten(server)
+    flat_vscode = {k: spec["default"] for k, spec in props.items()}
+    assert set(flat_vscode) == set(flat_server), (
+        f"settings only in config.py: {sorted(set(flat_server) - set(flat_vscode))}, "
+        f"only in editors/vscode/package.json: {sorted(set(flat_vscode) - set(flat_server))}; "
+        "add them to package.json (contributes.configuration) and refresh the README table "
+        "(python editors/settings_table.py)")
+    assert defaults == server
     # and the server accepts every one of them when a user sets it explicitly
     assert config.structure(defaults) == config.Settings()
 

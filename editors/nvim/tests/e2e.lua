@@ -110,6 +110,33 @@ local function run()
     end })
     vim.cmd("SylkReindex")
     wait(60000, ":SylkReindex progress end", function() return reindexed end)
+
+    -- with Telescope installed, :SylkSearch opens a picker fed by sylk/search. A stand-in
+    -- with Telescope's API (pickers.new{...}:find(), finders.new_dynamic, sorters.empty,
+    -- config.values.qflist_previewer) records what the picker would list.
+    local picked = {}
+    package.preload["telescope"] = function() return {} end
+    package.preload["telescope.sorters"] = function() return { empty = function() return "empty-sorter" end } end
+    package.preload["telescope.config"] = function()
+      return { values = { qflist_previewer = function() return "qflist-previewer" end } }
+    end
+    package.preload["telescope.finders"] = function() return { new_dynamic = function(t) return t end } end
+    package.preload["telescope.pickers"] = function()
+      return { new = function(_, spec)
+        return { find = function()
+          picked.title, picked.sorter, picked.previewer = spec.prompt_title, spec.sorter, spec.previewer
+          picked.entries = {}
+          for _, hit in ipairs(spec.finder.fn(spec.default_text)) do
+            local e = spec.finder.entry_maker(hit)
+            table.insert(picked.entries, { display = e.display, filename = e.filename, lnum = e.lnum, col = e.col })
+          end
+        end }
+      end }
+    end
+    vim.fn.setqflist({}, " ", { title = "before telescope" })
+    vim.cmd("SylkSearch -mode=lexical retry policy")
+    out.telescope = picked
+    out.qf_title_after_telescope = vim.fn.getqflist({ title = 1 }).title
   end, debug.traceback)
   out.ok = ok
   out.error = ok and vim.NIL or tostring(err)
