@@ -75,9 +75,11 @@ def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_ind
     status = report["status"]
     assert status["files"] == 16 and status["symbols"] > 100
     assert status["indexDir"].startswith(str(_isolated_index))
-    # the settings reached the server (no complaint, and semantic search is off as asked)
-    assert status["semantic"]["ready"] is False
-    assert "embedding.enabled is false" in status["semantic"]["message"]
+    # the settings reached the server: no complaint, and semantic search is off as asked
+    # (known once the server has set up the semantic side, so from the last status)
+    semantic = report["final_status"]["semantic"]
+    assert semantic["ready"] is False
+    assert "embedding.enabled is false" in semantic.get("message", ""), semantic
     assert not [m for m in report["server_messages"] if "invalid settings" in m["message"]]
 
     # :SylkSearch -mode=lexical retry policy -> the quickfix list, opened
@@ -145,6 +147,7 @@ def test_neovim_plugin_explains_what_is_wrong(workspace: Path, tmp_path: Path) -
     })
     notes = [n["msg"] for n in report["notes"]]
     assert report["clients"] == 0
+    assert report["root_markers"] == ["marker-x"]  # a list option replaces the default list
     missing = [n for n in notes if "/nonexistent/bin/sylk" in n]
     assert len(missing) == 1, notes  # said once, not for every buffer
     assert "was not found" in missing[0] and "cmd = {" in missing[0] and "pip install" in missing[0]

@@ -133,6 +133,10 @@ local function run()
         end }
       end }
     end
+    -- the state after all that (the semantic side has been set up by now)
+    local final = compat.request_sync(client, "sylk/status", vim.empty_dict(), 5000, buf)
+    out.final_status = final and final.result
+
     vim.fn.setqflist({}, " ", { title = "before telescope" })
     vim.cmd("SylkSearch -mode=lexical retry policy")
     out.telescope = picked

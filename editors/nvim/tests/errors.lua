@@ -13,7 +13,8 @@ end
 
 local out = { notes = notes }
 local ok, err = xpcall(function()
-  require("sylk").setup({ cmd = { "/nonexistent/bin/sylk", "serve", "--stdio" } })
+  require("sylk").setup({ cmd = { "/nonexistent/bin/sylk", "serve", "--stdio" }, root_markers = { "marker-x" } })
+  out.root_markers = require("sylk").config.root_markers
   vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("SYLK_NVIM_FILE")))
   vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("SYLK_NVIM_FILE2")))
   out.clients = #require("sylk.compat").clients("sylk")

@@ -61,7 +61,7 @@ function M.root_dir(bufnr)
   if type(cfg.root_dir) == "function" then
     local root = cfg.root_dir(bufnr)
     if root then
-      return vim.fn.fnamemodify(root, ":p"):gsub("/$", "")
+      return (vim.fn.fnamemodify(root, ":p"):gsub("/$", ""))
     end
   elseif type(cfg.root_dir) == "string" then
     return (vim.fn.fnamemodify(cfg.root_dir, ":p"):gsub("/$", ""))
@@ -382,10 +382,17 @@ local function define_commands()
   end, { desc = "Sylk: bring the index up to date" })
 end
 
+local islist = vim.islist or vim.tbl_islist
+
 function M.setup(opts)
-  M.config = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
-  if opts and opts.settings then
-    M.config.settings = opts.settings -- as given: lists must not be merged with defaults
+  opts = opts or {}
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+  -- lists (cmd, root_markers, filetypes) and the server settings are taken as given:
+  -- a deep merge would mix a shorter list with the default's tail
+  for key, value in pairs(opts) do
+    if key == "settings" or (type(value) == "table" and islist(value)) then
+      M.config[key] = value
+    end
   end
   warned_missing = false
   define_commands()
