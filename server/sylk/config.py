@@ -82,6 +82,10 @@ class Settings:
     symbols: SymbolSettings = attrs.field(factory=SymbolSettings)
     search: SearchSettings = attrs.field(factory=SearchSettings)
     embedding: EmbeddingSettings = attrs.field(factory=EmbeddingSettings)
+    # the language server: follow changes on disk made outside the editor
+    watch: bool = True
+    # workspace/symbol answers from the editor's unsaved text of open files
+    unsaved_symbols: bool = True
 
     @max_file_size.validator
     def _check_size(self, attribute: attrs.Attribute, value: int) -> None:

@@ -433,7 +433,7 @@ class Workspace:
         """The plan for these root-relative files or folders only (added, changed, deleted,
         newly ignored); the whole tree when one of them is an ignore file."""
         norm = sorted({r.strip("/") for r in rels if r.strip("/") not in ("", ".")})
-        if any(r.rpartition("/")[2] in scan.IGNORE_FILES for r in norm):
+        if any(r.rpartition("/")[2] in scan.IGNORE_FILES or r == ".git/info/exclude" for r in norm):
             return self._plan_full()
         known = self.manifest.files()
         known_sorted = sorted(known)
@@ -663,57 +663,12 @@ class Workspace:
                     fut.cancel()
 
     def reindex_paths(self, rels: Iterable[str]) -> IndexReport:
-        """Re-index given files now (in this process): for saves and small change sets."""
-        t0 = time.perf_counter()
-        report = IndexReport()
-        known = self.manifest.files()
-        upserts: list[tuple[FileRecord, str]] = []
-        chunk_rows: list[tuple] = []
-        deletes: list[str] = []
-        skips: list[tuple[str, str]] = []
-        tables: list[tuple[str, str]] = []
-        forget: list[str] = []
-        with self._index_lock:
-            for rel in rels:
-                path = self.root / rel
-                try:
-                    st = path.stat()
-                except OSError:
-                    if rel in known:
-                        deletes.append(rel)
-                    continue
-                parsed = parse_file(str(self.root), scan.FileEntry(rel, st.st_size, st.st_mtime_ns), None,
-                                    self.settings.max_file_size, frozenset(self.settings.languages))
-                forget.append(rel)
-                self.lexical.delete_paths([rel])
-                if parsed.skip is not None:
-                    skips.append((rel, parsed.skip))
-                    deletes.append(rel)
-                    report.skipped[parsed.skip] += 1
-                    continue
-                chunk_rows.extend(self._store(parsed))
-                upserts.append((FileRecord(rel, parsed.hash, parsed.size, parsed.mtime_ns, parsed.language,
-                                           len(parsed.names), parsed.replaced), parsed.symbol_data))
-                tables.append((rel, parsed.symbol_data))
-                report.changed += 1
-            forget.extend(d for d in deletes if d in known)
-            self.lexical.delete_paths(deletes)
-            self.lexical.commit()
-            self._apply(forget, upserts, deletes, skips, chunks=chunk_rows)
-            for rel, data in tables:
-                if self._table is not None:
-                    self._table.set_file(rel, decode_symbols(data))
-            for rel in deletes:
-                self._table_remove(rel)
-            if self._table is not None:
-                self._table.warm()
-        report.deleted = len(deletes)
-        report.seconds = time.perf_counter() - t0
-        return report
+        """Re-index given files now (a save, a few changes): ``index(paths=rels)``."""
+        return self.index(paths=rels)
 
-    def scan_ignored(self, rel: str) -> bool:
-        """Whether the ignore rules of this workspace exclude ``rel`` (a saved or changed file)."""
-        return self._matcher().ignored(rel, False)
+    def scan_ignored(self, rel: str, is_dir: bool = False) -> bool:
+        """Whether the ignore rules of this workspace exclude ``rel`` (a saved or changed path)."""
+        return self._matcher().ignored(rel, is_dir)
 
     # queries ------------------------------------------------------------
     @property

@@ -25,6 +25,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__, config
 from ..indexer import IndexError_, IndexReport, Progress, Workspace
+from ..watch import Watcher
 
 log = logging.getLogger("sylk")
 
@@ -33,6 +34,7 @@ CMD_REINDEX = "sylk.reindex"
 CMD_STATUS = "sylk.status"
 CMD_CLEAR = "sylk.clearIndex"
 PROGRESS_INTERVAL_S = 0.2
+PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progress report
 
 
 class SylkProtocol(LanguageServerProtocol):
@@ -59,8 +61,17 @@ class SylkServer(LanguageServer):
         self.last_report: IndexReport | None = None
         self.cancel = threading.Event()
         self._worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index")
+        # embedding takes minutes on a big workspace: its own thread, so saves and disk
+        # changes are indexed at once while it runs
+        self._embed_worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-embed")
         self._futures: set[cf.Future] = set()
         self._progress_tokens = 0
+        # disk changes: the watcher queues paths, one job on the indexing thread drains them
+        self.watcher: Watcher | None = None
+        self._changes: set[str] = set()
+        self._changes_lock = threading.Lock()
+        self._sync_scheduled = False
+        self.changes_applied = 0  # batches of disk changes indexed so far
 
     # thread hand-off ----------------------------------------------------
     def in_loop(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -75,9 +86,10 @@ class SylkServer(LanguageServer):
     def log(self, text: str, kind: types.MessageType = types.MessageType.Log) -> None:
         self.in_loop(self.window_log_message, types.LogMessageParams(type=kind, message=text))
 
-    def submit(self, name: str, fn: Callable[..., Any], *args: Any) -> cf.Future:
-        """Run ``fn`` on the indexing thread; failures are logged by name and never kill the server."""
-        fut = self._worker.submit(fn, *args)
+    def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future:
+        """Run ``fn`` on the indexing thread (or the embedding thread); failures are logged by
+        name and never kill the server."""
+        fut = (self._embed_worker if embed else self._worker).submit(fn, *args)
         self._futures.add(fut)
 
         def done(f: cf.Future) -> None:
@@ -162,7 +174,69 @@ class SylkServer(LanguageServer):
                 end_msg = report.summary() if report else "index not updated"
                 self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(message=end_msg))
         if self.engine is not None and not self.cancel.is_set():
-            self._embed()
+            self.start_watching()
+            self.submit("embedding", self._embed, embed=True)
+
+    # disk changes ---------------------------------------------------------
+    def start_watching(self) -> None:
+        """Follow changes on disk (once; not for a read-only index or with ``watch`` off)."""
+        engine = self.engine
+        if self.watcher is not None or engine is None or not engine.writable or not self.settings.watch:
+            return
+        self.watcher = Watcher(engine.root, self.queue_changes, lambda rel, is_dir: engine.scan_ignored(rel, is_dir),
+                               on_error=lambda msg: self.message(
+                                   f"{msg}; changes on disk are picked up at the next start or by "
+                                   "'Sylk: Reindex Workspace'", types.MessageType.Warning)).start()
+
+    def stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    def queue_changes(self, rels: list[str]) -> None:
+        """Paths changed on disk (watcher thread): indexed by one job, together with whatever
+        else arrives before it starts."""
+        with self._changes_lock:
+            self._changes.update(rels)
+            if self._sync_scheduled:
+                return
+            self._sync_scheduled = True
+        self.submit("indexing changes on disk", self._apply_changes)
+
+    def _apply_changes(self) -> None:
+        with self._changes_lock:
+            rels, self._changes, self._sync_scheduled = sorted(self._changes), set(), False
+        engine = self.engine
+        if not rels or engine is None or not engine.writable or self.cancel.is_set():
+            return
+        token = None
+        if len(rels) >= PROGRESS_MIN_CHANGES:
+            token = self._begin_progress_from_thread("Sylk: Indexing changes", f"{len(rels)} paths changed")
+        last = 0.0
+
+        def progress(p: Progress) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if token is None or p.phase == "done" or now - last < PROGRESS_INTERVAL_S:
+                return
+            last = now
+            self.in_loop(self.work_done_progress.report, token, types.WorkDoneProgressReport(
+                message=f"{p.done}/{p.total} files", percentage=int(100 * p.done / p.total) if p.total else 0))
+
+        report: IndexReport | None = None
+        try:
+            self.indexing = True
+            report = engine.index(paths=rels, progress=progress, cancel=self.cancel)
+            self.last_report = report
+            self.log(f"Sylk: changes on disk: {report.summary()}")
+        finally:
+            self.indexing = False
+            self.changes_applied += 1
+            if token is not None:
+                self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(
+                    message=report.summary() if report else "index not updated"))
+        if report is not None and (report.added or report.changed) and engine.semantic_ready:
+            self.submit("embedding changes", lambda: engine.embed_pending(cancel=self.cancel), embed=True)
 
     def _embed(self) -> None:
         """Load the model (once; say so once if it cannot load) and embed pending chunks,
@@ -241,8 +315,14 @@ class SylkServer(LanguageServer):
 
     def status(self) -> dict[str, Any]:
         engine = self.engine
+        with self._changes_lock:
+            queued = len(self._changes) + (1 if self._sync_scheduled and not self._changes else 0)
         out: dict[str, Any] = {"ready": engine is not None and not self.indexing, "indexing": self.indexing,
-                               "embedding": self.embedding}
+                               "embedding": self.embedding,
+                               "watch": {"active": self.watcher is not None and self.watcher.active
+                                         and self.watcher.ready.is_set(),
+                                         "error": self.watcher.error if self.watcher else None,
+                                         "pendingChanges": queued, "changesApplied": self.changes_applied}}
         if engine is not None:
             out.update(engine.status())
             out["semantic"] = {"ready": engine.semantic_ready, "model": engine.embedder.model_id if engine.embedder
@@ -255,7 +335,9 @@ class SylkServer(LanguageServer):
         self.cancel.set()
         for fut in list(self._futures):
             fut.cancel()
+        self.stop_watching()
         self._worker.shutdown(wait=True, cancel_futures=True)
+        self._embed_worker.shutdown(wait=True, cancel_futures=True)
         if self.engine is not None:
             self.engine.close()
             self.engine = None

@@ -73,6 +73,8 @@ def setup(server: SylkServer) -> None:
         def reindex_then_embed() -> None:
             engine.reindex_paths([rel])
             if engine.semantic_ready:
-                engine.embed_pending(first_paths=[rel], cancel=ls.cancel)
+                # joins a running embedding pass as its next file, or runs one
+                engine.prioritize([rel])
+                ls.submit(f"embedding {rel}", lambda: engine.embed_pending(cancel=ls.cancel), embed=True)
 
         ls.submit(f"re-indexing {rel}", reindex_then_embed)

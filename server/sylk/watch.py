@@ -1,0 +1,95 @@
+"""Changes on disk, from any source (git, generators, other editors, ``rm -r``), as
+batches of root-relative paths: watchfiles (inotify on Linux) on a thread.
+
+watchfiles groups events until none came for ``step_ms`` (or ``debounce_ms`` passed
+since the first), so a single save arrives within about 0.1 s and a branch switch
+of thousands of files as a few large batches; the caller coalesces batches that
+arrive while it is still indexing the previous one. Paths the workspace ignores are
+dropped here, except ignore files themselves (their change re-decides everything).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+log = logging.getLogger("sylk.watch")
+
+GIT_EXCLUDE = ".git/info/exclude"
+
+
+class Watcher:
+    def __init__(self, root: Path, on_change: Callable[[list[str]], None],
+                 ignored: Callable[[str, bool], bool], *, on_error: Callable[[str], None] | None = None,
+                 debounce_ms: int = 1000, step_ms: int = 100) -> None:
+        self.root = Path(root).resolve()
+        self._root_s = str(self.root)
+        self.on_change = on_change
+        self.ignored = ignored
+        self.on_error = on_error
+        self.debounce_ms, self.step_ms = debounce_ms, step_ms
+        self.error: str | None = None
+        self.ready = threading.Event()  # set once the watches are in place
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sylk-watch", daemon=True)
+
+    def start(self) -> Watcher:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    @property
+    def active(self) -> bool:
+        return self._thread.is_alive() and not self._stop.is_set()
+
+    def relative(self, path: str) -> str | None:
+        """The root-relative posix path of an event's path, or None when it is not ours to index."""
+        if not path.startswith(self._root_s):
+            return None
+        rel = path[len(self._root_s):].lstrip(os.sep).replace(os.sep, "/")
+        if not rel:
+            return None
+        if rel == ".git" or rel.startswith(".git/"):
+            return GIT_EXCLUDE if rel == GIT_EXCLUDE else None
+        if rel.rpartition("/")[2] in (".gitignore", ".sylkignore"):
+            return rel
+        try:
+            if self.ignored(rel, os.path.isdir(path)):
+                return None
+        except Exception:  # a rule that cannot be evaluated: let the indexer decide
+            log.debug("ignore check failed for %s", rel, exc_info=True)
+        return rel
+
+    def _filter(self, _change: object, path: str) -> bool:
+        return self.relative(path) is not None
+
+    def _run(self) -> None:
+        import watchfiles
+
+        try:
+            gen = watchfiles.watch(self.root, watch_filter=self._filter, debounce=self.debounce_ms,
+                                   step=self.step_ms, stop_event=self._stop, rust_timeout=500,
+                                   yield_on_timeout=True, raise_interrupt=False, ignore_permission_denied=True)
+            for changes in gen:
+                self.ready.set()
+                if self._stop.is_set():
+                    break
+                if not changes:
+                    continue
+                rels = sorted({r for _c, p in changes if (r := self.relative(p)) is not None})
+                if rels:
+                    self.on_change(rels)
+        except Exception as exc:  # e.g. the inotify watch limit
+            self.error = f"file watching stopped: {exc}"
+            log.warning(self.error)
+            if self.on_error is not None:
+                self.on_error(self.error)
+        finally:
+            self.ready.set()

@@ -1,0 +1,160 @@
+"""End to end over stdio: the index follows the disk (the watcher) and the editor
+(saves, unsaved buffers), and a restarted server catches up with what changed while
+it was stopped. Every wait is on a server signal (sylk/status, progress), never a sleep."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from test_lsp import TIMEOUT, rel, start, symbols, uri, wait_for_progress_end
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj[key] if isinstance(obj, dict) else getattr(obj, key)
+
+
+async def status(client: LanguageClient) -> Any:
+    return await client.protocol.send_request_async("sylk/status", {})
+
+
+async def wait_watching(client: LanguageClient) -> int:
+    """Wait until the watcher is in place; returns the count of change batches applied."""
+    async def watching() -> int:
+        while True:
+            w = _get(await status(client), "watch")
+            if _get(w, "active"):
+                return _get(w, "changesApplied")
+            await asyncio.sleep(0.02)
+    return await asyncio.wait_for(watching(), TIMEOUT)
+
+
+async def wait_applied(client: LanguageClient, before: int) -> int:
+    """Wait until the server has indexed a batch of disk changes after ``before`` and has
+    none queued."""
+    async def applied() -> int:
+        while True:
+            st = await status(client)
+            w = _get(st, "watch")
+            n = _get(w, "changesApplied")
+            if n > before and _get(w, "pendingChanges") == 0 and not _get(st, "indexing"):
+                return n
+            await asyncio.sleep(0.02)
+    return await asyncio.wait_for(applied(), TIMEOUT)
+
+
+async def names(client: LanguageClient, query: str) -> dict[str, str]:
+    return {s.name: rel(client, s.location.uri) for s in await symbols(client, query)}
+
+
+@pytest.fixture
+async def served(workspace: Path, _isolated_index: Path):
+    client = await start(workspace, _isolated_index, "visual-studio-code")
+    client.workspace_root = workspace  # type: ignore[attr-defined]
+    await wait_for_progress_end(client)
+    yield client
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def test_files_created_renamed_and_deleted_on_disk_are_followed(served: LanguageClient, workspace: Path):
+    n = await wait_watching(served)
+    (workspace / "app/generated.py").write_text("def made_by_a_generator():\n    pass\n")
+    n = await wait_applied(served, n)
+    assert (await names(served, "made_by_a_generator")) == {"made_by_a_generator": "app/generated.py"}
+
+    (workspace / "app/generated.py").rename(workspace / "app/renamed.py")
+    n = await wait_applied(served, n)
+    assert (await names(served, "made_by_a_generator")) == {"made_by_a_generator": "app/renamed.py"}
+
+    (workspace / "services/geo").rename(workspace / "services/geometry")  # a folder: one event for it
+    n = await wait_applied(served, n)
+    found = await symbols(served, "Point")
+    assert found and {rel(served, s.location.uri) for s in found} == {"services/geometry/point.go"}
+
+    shutil.rmtree(workspace / "app")
+    n = await wait_applied(served, n)
+    assert await names(served, "made_by_a_generator") == {}
+    assert await names(served, "HttpRetryPolicy") == {}
+
+
+async def test_ignore_file_changes_take_effect(served: LanguageClient, workspace: Path):
+    n = await wait_watching(served)
+    assert "Notifier" in await names(served, "Notifier")
+    gi = workspace / ".gitignore"
+    gi.write_text(gi.read_text() + "ruby/\n")
+    n = await wait_applied(served, n)
+    assert "Notifier" not in await names(served, "Notifier")
+    # files the watcher sees in an ignored folder stay out
+    (workspace / "ruby/lib/extra.rb").write_text("class StillIgnored\nend\n")
+    (workspace / "app/visible.py").write_text("def visible_one():\n    pass\n")
+    n = await wait_applied(served, n)
+    assert await names(served, "visible_one") == {"visible_one": "app/visible.py"}
+    assert await names(served, "StillIgnored") == {}
+
+
+async def test_a_burst_of_changes_is_indexed_in_few_passes_with_progress(served: LanguageClient, workspace: Path):
+    n = await wait_watching(served)
+    folder = workspace / "gen"
+    folder.mkdir()
+    for i in range(300):  # a branch switch or a code generator
+        (folder / f"mod_{i}.py").write_text(f"def generated_function_{i}():\n    return {i}\n")
+    async def all_there() -> int:
+        nonlocal n
+        while True:
+            n = await wait_applied(served, n)
+            found = await symbols(served, "generated_function_")
+            if len(found) == 100:  # the symbol limit
+                files = {s.name for s in await symbols(served, "generated_function_299")}
+                if "generated_function_299" in files:
+                    return n
+    applied = await asyncio.wait_for(all_there(), TIMEOUT)
+    assert applied <= 1 + 5, "300 files should arrive in a few coalesced batches, not one pass each"
+    ends = [e for e in _ends(served, "Sylk: Indexing changes")]
+    assert ends and any("added" in (e.message or "") for e in ends)
+
+
+def _ends(client: LanguageClient, title: str) -> list[types.WorkDoneProgressEnd]:
+    out = []
+    for reports in list(client.progress_reports.values()):
+        if reports and isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == title:
+            out.extend(v for v in reports if isinstance(v, types.WorkDoneProgressEnd))
+    return out
+
+
+@pytest.mark.parametrize("with_git", [False, True], ids=["no-git", "git"])
+async def test_restart_catches_up_with_changes_made_while_stopped(workspace: Path, _isolated_index: Path,
+                                                                  with_git: bool):
+    if with_git:
+        if shutil.which("git") is None:
+            pytest.skip("git is not installed")
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
+            subprocess.run(["git", "-C", str(workspace), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+                           check=True, capture_output=True)
+    client = await start(workspace, _isolated_index, "neovim", {"embedding": {"enabled": False}, "watch": False})
+    client.workspace_root = workspace  # type: ignore[attr-defined]
+    await wait_for_progress_end(client)
+    await client.shutdown_session()
+    await client.stop()
+    (workspace / "app/http.py").write_text("class ChangedWhileStopped:\n    pass\n")
+    (workspace / "app/offline.py").write_text("def added_while_stopped():\n    pass\n")
+    (workspace / "web/src/cart.js").unlink()
+    client = await start(workspace, _isolated_index, "neovim", {"embedding": {"enabled": False}, "watch": False})
+    client.workspace_root = workspace  # type: ignore[attr-defined]
+    try:
+        end = await wait_for_progress_end(client)
+        assert "1 added, 1 changed, 1 deleted" in (end.message or "")
+        assert await names(client, "ChangedWhileStopped") == {"ChangedWhileStopped": "app/http.py"}
+        assert await names(client, "added_while_stopped") == {"added_while_stopped": "app/offline.py"}
+        assert await names(client, "HttpRetryPolicy") == {}
+        assert all(rel(client, s.location.uri) != "web/src/cart.js" for s in await symbols(client, "cart"))
+    finally:
+        await client.shutdown_session()
+        await client.stop()
