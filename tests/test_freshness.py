@@ -158,3 +158,57 @@ async def test_restart_catches_up_with_changes_made_while_stopped(workspace: Pat
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def wait_symbol(client: LanguageClient, name: str, present: bool = True) -> dict[str, str]:
+    """Poll workspace/symbol until ``name`` is (or is no longer) found: the answer is the signal."""
+    async def poll() -> dict[str, str]:
+        while True:
+            found = await names(client, name)
+            if (name in found) == present:
+                return found
+            await asyncio.sleep(0.02)
+    return await asyncio.wait_for(poll(), TIMEOUT)
+
+
+async def test_symbols_of_unsaved_buffers_are_served(served: LanguageClient, workspace: Path):
+    path = workspace / "app/repository.py"
+    doc = types.TextDocumentIdentifier(uri=uri(path))
+    text = path.read_text()
+    served.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=doc.uri, language_id="python", version=1, text=text)))
+    end = len(text.splitlines())
+    served.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=doc.uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(end, 0), end=types.Position(end, 0)),
+            text="\n\ndef typed_a_second_ago(x):\n    return x\n")]))
+    found = await wait_symbol(served, "typed_a_second_ago")
+    assert found == {"typed_a_second_ago": "app/repository.py"}
+    assert "get_user_by_id" in await names(served, "get_user_by_id")  # the rest of the file stays
+    # closing without saving: back to what the disk holds
+    served.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc))
+    await wait_symbol(served, "typed_a_second_ago", present=False)
+    assert "get_user_by_id" in await names(served, "get_user_by_id")
+
+
+async def test_a_saved_buffer_stays_found_through_the_reindex(served: LanguageClient, workspace: Path):
+    path = workspace / "app/http.py"
+    doc_uri = uri(path)
+    served.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=doc_uri, language_id="python", version=1, text=path.read_text())))
+    new_text = "def saved_function():\n    pass\n"
+    served.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=doc_uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)]))
+    await wait_symbol(served, "saved_function")
+    path.write_text(new_text)
+    served.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(
+        uri=doc_uri)))
+    await wait_symbol(served, "HttpRetryPolicy", present=False)
+    assert await names(served, "saved_function") == {"saved_function": "app/http.py"}
+    served.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=doc_uri)))
+    st = await status(served)
+    assert await names(served, "saved_function") == {"saved_function": "app/http.py"}
+    assert _get(st, "ready")

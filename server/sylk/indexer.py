@@ -39,7 +39,7 @@ from .query import SearchRequest
 from .search import HybridSearch, SearchResult
 from .symbol_search import SymbolHit, SymbolTable
 from .vectors import VectorIndex
-from .symbols import Symbol
+from .symbols import Symbol, extract_for_path
 
 SCHEMA_VERSION = 3
 META_FILE = "sylk-index.json"
@@ -126,6 +126,7 @@ class Workspace:
         self._priority_lock = threading.Lock()
         # held while the manifest's chunks and the vectors change together (see _apply)
         self._vectors_lock = threading.Lock()
+        self._unsaved: dict[str, bool] = {}  # files whose symbols come from an editor buffer
         self._priority: dict[str, None] = {}  # paths to embed next, in order
         self._open(writable, load_symbols)
 
@@ -187,8 +188,34 @@ class Workspace:
         return self._table if self._table is not None else self._load_table()
 
     def _table_remove(self, rel: str) -> None:
-        if self._table is not None:
+        if self._table is not None and rel not in self._unsaved:
             self._table.remove_file(rel)
+
+    def _table_set(self, rel: str, symbol_data: str) -> None:
+        if self._table is not None and rel not in self._unsaved:
+            self._table.set_file(rel, decode_symbols(symbol_data))
+
+    def set_unsaved(self, rel: str, source: bytes | None) -> None:
+        """Serve the symbols of ``rel`` from an editor buffer's unsaved text (``source``), or,
+        with None, from the indexed file again. Only workspace symbols change: the stores
+        hold what is on disk, and indexing runs leave a buffer's symbols alone."""
+        table = self.table
+        if source is None:
+            if self._unsaved.pop(rel, None) is None:
+                return
+            stored = self.manifest.symbols_of(rel)
+            if stored is None:
+                table.remove_file(rel)
+            else:
+                table.set_file(rel, stored)
+        else:
+            self._unsaved[rel] = True
+            table.set_file(rel, extract_for_path(rel, source))
+        table.warm()
+
+    def keep_unsaved(self, rel: str) -> None:
+        """The buffer of ``rel`` was saved: indexing takes over its symbols from here."""
+        self._unsaved.pop(rel, None)
 
     @property
     def writable(self) -> bool:
@@ -588,8 +615,7 @@ class Workspace:
                 else:
                     report.added += 1
                 pending_chunks.extend(self._store(parsed))
-                if self._table is not None:
-                    self._table.set_file(parsed.rel, decode_symbols(parsed.symbol_data))
+                self._table_set(parsed.rel, parsed.symbol_data)
                 if parsed.replaced:
                     report.replaced_utf8 += 1
                 pending.append((FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,

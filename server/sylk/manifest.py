@@ -3,10 +3,15 @@
 The manifest is written *after* the Tantivy commit that holds the same files, so
 after a crash the manifest never claims more than the lexical index has: a file
 whose row is missing or stale is simply indexed again on the next run.
+
+The files' (path, content hash) pairs have a Merkle root (``merkle_root``), kept in
+``meta`` until the files change: two index states, or an index and the disk
+(integrity.verify), are compared by one hash.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -98,6 +103,35 @@ def _skip_row(t: Sequence) -> tuple[str, str, int, int]:
     return (t[0], t[1], t[2], t[3]) if len(t) > 2 else (t[0], t[1], -1, -1)
 
 
+MERKLE_META = "merkle_root"
+
+
+def merkle_root(rows: Iterable[tuple[str, str]]) -> str:
+    """The root of a Merkle tree shaped like the folder tree (as git's trees): a folder's
+    node hashes its entries, ``f name\0hash`` for a file and ``d name\0node`` for a
+    sub-folder, in path order. ``rows`` are (root-relative path, content hash) sorted
+    by path; one pass, a folder's node is finished when the walk leaves it (the paths
+    under a folder are contiguous in sorted order)."""
+    names: list[str] = []  # the open folders below the root
+    nodes = [hashlib.sha256()]
+    for path, content in rows:
+        *folders, name = path.split("/")
+        same = 0
+        while same < len(names) and same < len(folders) and names[same] == folders[same]:
+            same += 1
+        while len(names) > same:
+            node = nodes.pop().hexdigest()
+            nodes[-1].update(f"d {names.pop()}\0{node}\n".encode())
+        for folder in folders[same:]:
+            names.append(folder)
+            nodes.append(hashlib.sha256())
+        nodes[-1].update(f"f {name}\0{content}\n".encode())
+    while names:
+        node = nodes.pop().hexdigest()
+        nodes[-1].update(f"d {names.pop()}\0{node}\n".encode())
+    return nodes[0].hexdigest()
+
+
 class Manifest:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -166,6 +200,8 @@ class Manifest:
                 db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
                                ((size, mtime, path) for path, size, mtime in touches))
                 db.executemany(_INSERT_SKIPPED, map(_skip_row, skipped))
+                if upserts or deletes:  # the Merkle root is computed again when next asked for
+                    db.execute("DELETE FROM meta WHERE key=?", (MERKLE_META,))
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -190,6 +226,12 @@ class Manifest:
                 "SELECT path, size, mtime_ns, reason FROM skipped WHERE size >= 0")}
 
     # symbols ----------------------------------------------------------
+    def symbols_of(self, path: str) -> list[Symbol] | None:
+        """The stored symbols of one file; None when the file is not indexed."""
+        with self._lock:
+            row = self._db.execute("SELECT symbol_data FROM files WHERE path=?", (path,)).fetchone()
+        return decode_symbols(row[0]) if row else None
+
     def symbols_by_path(self) -> dict[str, list[Symbol]]:
         with self._lock:
             rows = self._db.execute("SELECT path, symbol_data FROM files WHERE symbols > 0").fetchall()
@@ -273,6 +315,38 @@ class Manifest:
     def all_chunk_ids(self) -> set[int]:
         with self._lock:
             return {r[0] for r in self._db.execute("SELECT id FROM chunks")}
+
+    # integrity (see integrity.py) ---------------------------------------
+    def merkle_root(self, *, store: bool = True) -> str:
+        """The Merkle root over the files' (path, content hash): read from ``meta``, or
+        computed in one pass over the files in path order (and kept, with ``store``)."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key=?", (MERKLE_META,)).fetchone()
+            if row:
+                return row[0]
+            root = merkle_root(self._db.execute("SELECT path, hash FROM files ORDER BY path"))
+            if store:
+                self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MERKLE_META, root))
+            return root
+
+    def invalidate(self, paths: Sequence[str]) -> None:
+        """Make files look changed (no size, no hash), so the next run parses them again."""
+        with self._lock:
+            self._generation += 1
+            own = not self._db.in_transaction  # else it joins the embedded flags' transaction
+            if own:
+                self._db.execute("BEGIN")
+            self._db.executemany("UPDATE files SET hash='', size=-1, mtime_ns=-1 WHERE path=?",
+                                 ((p,) for p in paths))
+            self._db.execute("DELETE FROM meta WHERE key=?", (MERKLE_META,))
+            if own:
+                self._db.execute("COMMIT")
+
+    def quick_check(self) -> str | None:
+        """SQLite's quick_check (reads every page): None when the file is sound."""
+        with self._lock:
+            rows = [r[0] for r in self._db.execute("PRAGMA quick_check(5)")]
+        return None if rows == ["ok"] else "; ".join(rows)
 
     def reset_embedded(self) -> None:
         """After a model change: every chunk is embedded again."""

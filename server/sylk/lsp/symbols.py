@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .server import SylkServer
 
 log = logging.getLogger("sylk.symbols")
+UNSAVED_DELAY_S = 0.25
 
 
 def setup(server: SylkServer) -> None:
@@ -60,8 +61,50 @@ def setup(server: SylkServer) -> None:
             if rel is not None:
                 engine.prioritize([rel])
 
+    # Unsaved buffers: workspace/symbol finds a function typed a moment ago. The text is
+    # parsed a short while after the typing stops, off the event loop.
+    pending: dict[str, asyncio.TimerHandle] = {}
+
+    def buffer_symbols(ls: SylkServer, uri: str) -> None:
+        pending.pop(uri, None)
+        engine, root = ls.engine, ls.root
+        doc = ls.workspace.text_documents.get(uri)
+        rel = convert.uri_to_rel(root, uri) if root is not None else None
+        if engine is None or rel is None or doc is None or engine.scan_ignored(rel):
+            return
+        source = doc.source.encode("utf-8", "surrogatepass")
+        asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.set_unsaved, rel, source)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: SylkServer, params: types.DidChangeTextDocumentParams) -> None:
+        if not ls.settings.unsaved_symbols or ls.engine is None:
+            return
+        uri = params.text_document.uri
+        timer = pending.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        pending[uri] = asyncio.get_running_loop().call_later(UNSAVED_DELAY_S, buffer_symbols, ls, uri)
+
+    def back_to_disk(ls: SylkServer, uri: str, restore: bool) -> None:
+        timer = pending.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        engine, root = ls.engine, ls.root
+        rel = convert.uri_to_rel(root, uri) if root is not None else None
+        if engine is not None and rel is not None:
+            if restore:
+                asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.set_unsaved, rel, None)
+            else:
+                engine.keep_unsaved(rel)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: SylkServer, params: types.DidCloseTextDocumentParams) -> None:
+        back_to_disk(ls, params.text_document.uri, restore=True)
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SylkServer, params: types.DidSaveTextDocumentParams) -> None:
+        # the file now holds the buffer's text: its symbols stay until the re-index replaces them
+        back_to_disk(ls, params.text_document.uri, restore=False)
         engine, root = ls.engine, ls.root
         if engine is None or root is None or not engine.writable:
             return
