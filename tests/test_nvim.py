@@ -203,8 +203,8 @@ def test_vscode_settings_are_the_servers_with_the_same_defaults() -> None:
     assert set(flat_vscode) == set(flat_server), (
         f"settings only in config.py: {sorted(set(flat_server) - set(flat_vscode))}, "
         f"only in editors/vscode/package.json: {sorted(set(flat_vscode) - set(flat_server))}; "
-        "add them to package.json (contributes.configuration) and refresh the README table "
-        "(python editors/settings_table.py)")
+        "make package.json's contributes.configuration match config.py, then refresh the README "
+        "table (python editors/settings_table.py)")
     assert defaults == server
     # and the server accepts every one of them when a user sets it explicitly
     assert config.structure(defaults) == config.Settings()

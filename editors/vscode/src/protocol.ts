@@ -106,5 +106,6 @@ export interface IndexStatus {
   skipped?: { path: string; reason: string }[];
   readOnly?: boolean;
   semantic?: { ready: boolean; model: string | null; message: string | null };
+  watch?: { active: boolean; error: string | null; pendingChanges: number; changesApplied: number };
   lastRun?: string;
 }

@@ -105,6 +105,11 @@ export function describeStatus(status: IndexStatus): string[] {
       lines.push(`Semantic: unavailable${status.semantic.message ? ` (${status.semantic.message})` : ""}; lexical search only`);
     }
   }
+  if (status.watch?.active) {
+    lines.push("Following changes on disk" + (status.watch.pendingChanges > 0 ? ` (${status.watch.pendingChanges} waiting)` : ""));
+  } else if (status.watch?.error) {
+    lines.push(`Not following changes on disk: ${status.watch.error}`);
+  }
   if (status.languages && status.languages.length > 0) {
     lines.push("Languages: " + status.languages.map((l) => `${l.language} ${l.files}`).join(", "));
   }

@@ -68,15 +68,22 @@ test("starting and failing", () => {
 });
 
 test("the status lines say what a user asks: sizes, languages, semantic state, skipped files", () => {
-  const lines = describeStatus({ ...indexed, skipped: [{ path: "big.bin", reason: "binary" }] });
+  const lines = describeStatus({
+    ...indexed,
+    skipped: [{ path: "big.bin", reason: "binary" }],
+    watch: { active: true, error: null, pendingChanges: 3, changesApplied: 7 },
+  });
   assert.deepEqual(lines, [
     "16 files, 139 symbols, 99 chunks",
     "Semantic: 99/99 chunks embedded (sentence-transformers/all-MiniLM-L6-v2)",
+    "Following changes on disk (3 waiting)",
     "Languages: python 4, go 1",
     "Last run: 16 files, 139 symbols indexed in 0.5s",
     "Skipped: 1 file",
     "Index: /cache/sylk/ws-123 (3.0 MiB)",
   ]);
+  const broken = describeStatus({ ...indexed, watch: { active: false, error: "inotify limit reached", pendingChanges: 0, changesApplied: 0 } });
+  assert.ok(broken.includes("Not following changes on disk: inotify limit reached"));
   assert.equal(formatBytes(512), "512 B");
   assert.equal(formatBytes(1536), "1.5 KiB");
 });

@@ -129,6 +129,13 @@ function M.status_lines(status)
         status.chunks or 0))
     end
   end
+  local watch = status.watch
+  if present(watch) and watch.active then
+    local waiting = (watch.pendingChanges or 0) > 0 and string.format(" (%d waiting)", watch.pendingChanges) or ""
+    table.insert(lines, "Following changes on disk" .. waiting)
+  elseif present(watch) and present(watch.error) then
+    table.insert(lines, "Not following changes on disk: " .. watch.error)
+  end
   if present(status.languages) and #status.languages > 0 then
     local parts = {}
     for _, l in ipairs(status.languages) do
