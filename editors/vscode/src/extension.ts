@@ -96,8 +96,9 @@ class Sylk implements vscode.Disposable {
       options: { cwd: folder.uri.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
+      // every file, in every folder: the server decides what it indexes (all the workspace
+      // folders go to it, the settings answered per folder through the middleware below)
       documentSelector: [{ scheme: "file" }],
-      workspaceFolder: folder,
       outputChannel: this.output,
       initializationOptions: this.serverSettings(folder.uri),
       middleware: {
