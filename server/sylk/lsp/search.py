@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -18,13 +22,12 @@ SEARCH = "sylk/search"
 CMD_SEARCH = "sylk.search"
 
 
-def result_to_wire(ls: SylkServer, result: SearchResult) -> dict[str, Any]:
-    """A SearchResult as the camelCase JSON the protocol describes."""
-    assert ls.root is not None
+def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
+    """A SearchResult of the folder ``root`` as the camelCase JSON the protocol describes."""
     hits = []
     for h in result.hits:
         hits.append({
-            "uri": convert.path_to_uri(ls.root, h.path),
+            "uri": convert.path_to_uri(root, h.path),
             "path": h.path,
             "range": {"start": {"line": h.start_line, "character": 0},
                       "end": {"line": h.end_line + 1, "character": 0}},
@@ -53,6 +56,29 @@ def result_to_wire(ls: SylkServer, result: SearchResult) -> dict[str, Any]:
     return out
 
 
+def merge_wire(parts: list[dict[str, Any]], offset: int, limit: int) -> dict[str, Any]:
+    """The results of several folders as one: hits by score, counts and facets summed."""
+    hits = sorted((h for p in parts for h in p["hits"]), key=lambda h: -h["score"])
+    facets: dict[str, Counter] = {}
+    for p in parts:
+        for name, values in p["facets"].items():
+            c = facets.setdefault(name, Counter())
+            for v in values:
+                c[v["value"]] += v["count"]
+    index: dict[str, Any] = {}
+    for p in parts:
+        for k, v in p["index"].items():
+            index[k] = (index.get(k, True) and v) if isinstance(v, bool) else index.get(k, 0) + v
+    out = {"query": parts[0]["query"], "mode": parts[0]["mode"], "tookMs": max(p["tookMs"] for p in parts),
+           "totalHits": sum(p["totalHits"] for p in parts), "hits": hits[offset:offset + limit],
+           "facets": {k: [{"value": v, "count": n} for v, n in c.most_common()] for k, c in facets.items()},
+           "index": index}
+    messages = sorted({p["message"] for p in parts if p.get("message")})
+    if messages:
+        out["message"] = "; ".join(messages)
+    return out
+
+
 def setup(server: SylkServer) -> None:
     async def run(ls: SylkServer, params: Any) -> dict[str, Any]:
         raw = params if isinstance(params, dict) else _to_dict(params)
@@ -63,13 +89,20 @@ def setup(server: SylkServer) -> None:
                                       default_weights=Weights(s.search.weights.lexical, s.search.weights.semantic))
         except QueryError as exc:
             raise JsonRpcInvalidParams(str(exc)) from exc
-        engine = ls.engine
-        if engine is None or ls.root is None:
+        engines = ls.engines()
+        if not engines:
             return {"query": raw.get("query", ""), "mode": req.mode, "tookMs": 0, "totalHits": 0, "hits": [],
                     "facets": {}, "index": {"files": 0, "chunks": 0, "embedded": 0, "pending": 0, "ready": False},
                     "message": "the index is still opening"}
-        result = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.search, req)
-        return result_to_wire(ls, result)
+        loop = asyncio.get_running_loop()
+        if len(engines) == 1:
+            folder, engine = engines[0]
+            return result_to_wire(folder.root, await loop.run_in_executor(ls.thread_pool, engine.search, req))
+        # several folders: each one's first offset+limit hits, merged by score, then the page
+        each = attrs.evolve(req, offset=0, limit=req.offset + req.limit)
+        results = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, engine.search, each)
+                                         for _f, engine in engines))
+        return merge_wire([result_to_wire(f.root, r) for (f, _e), r in zip(engines, results)], req.offset, req.limit)
 
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
     @server.feature(SEARCH)

@@ -1,7 +1,8 @@
 """The Sylk language server (pygls 2): lifecycle, settings, background indexing.
 
 Features live in their own modules (``lsp/symbols.py``) with a ``setup``
-function; this module owns the server object and the one core ``Workspace``.
+function; this module owns the server object, its workspace folders (``folders.py``:
+one core ``Workspace`` each) and the threads.
 Long work (opening the index, indexing) runs on one indexing thread;
 notifications from that thread are handed to the event loop, which owns stdout.
 """
@@ -12,7 +13,6 @@ import asyncio
 import concurrent.futures as cf
 import logging
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,8 +24,8 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__, config
-from ..indexer import IndexError_, IndexReport, Progress, Workspace
-from ..watch import Watcher
+from ..indexer import Workspace
+from .folders import Folder
 
 log = logging.getLogger("sylk")
 
@@ -33,8 +33,6 @@ STATUS = "sylk/status"
 CMD_REINDEX = "sylk.reindex"
 CMD_STATUS = "sylk.status"
 CMD_CLEAR = "sylk.clearIndex"
-PROGRESS_INTERVAL_S = 0.2
-PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progress report
 
 
 class SylkProtocol(LanguageServerProtocol):
@@ -51,27 +49,69 @@ class SylkServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("sylk", __version__, protocol_cls=SylkProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.root: Path | None = None
-        self.settings = config.Settings()
+        self.folders: dict[Path, Folder] = {}  # in the order the client gave them
         self.client_options: dict[str, Any] | None = None
-        self.engine: Workspace | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.indexing = False
-        self.embedding = False
-        self.last_report: IndexReport | None = None
-        self.cancel = threading.Event()
+        self.cancel = threading.Event()  # the server is stopping
         self._worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index")
         # embedding takes minutes on a big workspace: its own thread, so saves and disk
         # changes are indexed at once while it runs
         self._embed_worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-embed")
         self._futures: set[cf.Future] = set()
         self._progress_tokens = 0
-        # disk changes: the watcher queues paths, one job on the indexing thread drains them
-        self.watcher: Watcher | None = None
-        self._changes: set[str] = set()
-        self._changes_lock = threading.Lock()
-        self._sync_scheduled = False
-        self.changes_applied = 0  # batches of disk changes indexed so far
+        self._problems: list[str] = []
+
+    # folders --------------------------------------------------------------
+    @property
+    def root(self) -> Path | None:
+        """The first folder's root (None before initialize or without a folder)."""
+        first = next(iter(self.folders.values()), None)
+        return first.root if first else None
+
+    @property
+    def engine(self) -> Workspace | None:
+        first = next(iter(self.folders.values()), None)
+        return first.engine if first else None
+
+    @property
+    def settings(self) -> config.Settings:
+        first = next(iter(self.folders.values()), None)
+        return first.settings if first else config.Settings()
+
+    def folder_for(self, uri: str) -> tuple[Folder, str] | None:
+        """The folder holding the document ``uri`` (the innermost, for nested folders) and the
+        document's path relative to it."""
+        from .convert import uri_to_rel
+
+        best: tuple[Folder, str] | None = None
+        for folder in self.folders.values():
+            rel = uri_to_rel(folder.root, uri)
+            if rel is not None and (best is None or len(str(folder.root)) > len(str(best[0].root))):
+                best = (folder, rel)
+        return best
+
+    def engines(self) -> list[tuple[Folder, Workspace]]:
+        return [(f, f.engine) for f in self.folders.values() if f.engine is not None]
+
+    def add_folder(self, root: Path) -> Folder | None:
+        if root in self.folders:
+            return None
+        settings, problems = config.resolve(root, self.client_options)
+        self._problems.extend(p for p in problems if p not in self._problems)
+        folder = self.folders[root] = Folder(self, root, settings)
+        return folder
+
+    def remove_folder(self, root: Path) -> None:
+        """Stop the folder's watcher and jobs, then close its index (on the indexing thread,
+        after any job of it that is running)."""
+        folder = self.folders.pop(root, None)
+        if folder is not None:
+            folder.close()
+            self.submit(f"closing {folder.name}", folder.close_engine)
+
+    def take_problems(self) -> list[str]:
+        problems, self._problems = self._problems, []
+        return problems
 
     # thread hand-off ----------------------------------------------------
     def in_loop(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -86,10 +126,13 @@ class SylkServer(LanguageServer):
     def log(self, text: str, kind: types.MessageType = types.MessageType.Log) -> None:
         self.in_loop(self.window_log_message, types.LogMessageParams(type=kind, message=text))
 
-    def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future:
+    def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
         """Run ``fn`` on the indexing thread (or the embedding thread); failures are logged by
         name and never kill the server."""
-        fut = (self._embed_worker if embed else self._worker).submit(fn, *args)
+        try:
+            fut = (self._embed_worker if embed else self._worker).submit(fn, *args)
+        except RuntimeError:  # shutting down
+            return None
         self._futures.add(fut)
 
         def done(f: cf.Future) -> None:
@@ -103,255 +146,115 @@ class SylkServer(LanguageServer):
         return fut
 
     # settings -----------------------------------------------------------
-    def apply_settings(self, options: Any) -> bool:
-        """Resolve settings; report problems; True if the index must be refreshed."""
-        if self.root is None:
-            return False
+    def apply_settings(self, options: Any) -> list[Folder]:
+        """Resolve settings for every folder; report problems; the folders to re-index."""
         self.client_options = options
-        new, problems = config.resolve(self.root, options)
+        stale = []
+        for folder in self.folders.values():
+            new, problems = config.resolve(folder.root, options)
+            self._problems.extend(p for p in problems if p not in self._problems)
+            if folder.apply_settings(new):
+                stale.append(folder)
+            elif new.watch and folder.engine is not None and not folder.indexing:
+                folder.start_watching()
+        problems = self.take_problems()
         if problems:
             self.message("invalid settings, using defaults for them: " + "; ".join(problems),
                          types.MessageType.Warning)
-        old, self.settings = self.settings, new
-        if self.engine is not None:
-            self.engine.settings = new
-        return (old.exclude, old.max_file_size, old.languages) != (new.exclude, new.max_file_size, new.languages)
+        return stale
 
-    # indexing -----------------------------------------------------------
+    # progress -----------------------------------------------------------
     def supports_progress(self) -> bool:
         window = self.client_capabilities.window
         return bool(window and window.work_done_progress)
 
-    async def start_indexing(self, title: str = "Indexing workspace") -> None:
-        """Open the index if needed and bring it up to date, reporting progress."""
-        if self.root is None or self.indexing:
-            return
-        self.indexing = True
-        self.cancel.clear()
-        token: str | None = None
-        if self.supports_progress():
-            self._progress_tokens += 1
-            token = f"sylk-index-{self._progress_tokens}"
-            try:
-                await self.work_done_progress.create_async(token)
-            except Exception as exc:  # the client refused: index without progress
-                log.warning("progress token refused: %s", exc)
-                token = None
-        if token is not None:
-            self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                title=f"Sylk: {title}", message="scanning files", percentage=0, cancellable=False))
-        self.submit("indexing", self._index, token)
-
-    def _index(self, token: str | None) -> None:
-        last = 0.0
-        report: IndexReport | None = None
-
-        def progress(p: Progress) -> None:
-            nonlocal last
-            if token is None or p.phase == "done":
-                return
-            now = time.monotonic()
-            if now - last < PROGRESS_INTERVAL_S:
-                return
-            last = now
-            pct = int(100 * p.done / p.total) if p.total else 0
-            msg = f"{p.done}/{p.total} files" if p.total else p.message
-            self.in_loop(self.work_done_progress.report, token,
-                         types.WorkDoneProgressReport(message=msg, percentage=pct))
-
-        try:
-            if self.engine is None:
-                self.engine = self._open_engine()
-            if self.engine is not None and self.engine.writable:
-                report = self.engine.index(progress=progress, cancel=self.cancel)
-                self.last_report = report
-                self.log(f"Sylk: {report.summary()}", types.MessageType.Info)
-        except IndexError_ as exc:
-            self.message(str(exc), types.MessageType.Error)
-        finally:
-            self.indexing = False
-            if token is not None:
-                end_msg = report.summary() if report else "index not updated"
-                self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(message=end_msg))
-        if self.engine is not None and not self.cancel.is_set():
-            self.start_watching()
-            self.submit("embedding", self._embed, embed=True)
-
-    # disk changes ---------------------------------------------------------
-    def start_watching(self) -> None:
-        """Follow changes on disk (once; not for a read-only index or with ``watch`` off)."""
-        engine = self.engine
-        if self.watcher is not None or engine is None or not engine.writable or not self.settings.watch:
-            return
-        self.watcher = Watcher(engine.root, self.queue_changes, lambda rel, is_dir: engine.scan_ignored(rel, is_dir),
-                               on_error=lambda msg: self.message(
-                                   f"{msg}; changes on disk are picked up at the next start or by "
-                                   "'Sylk: Reindex Workspace'", types.MessageType.Warning)).start()
-
-    def stop_watching(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-            self.watcher = None
-
-    def queue_changes(self, rels: list[str]) -> None:
-        """Paths changed on disk (watcher thread): indexed by one job, together with whatever
-        else arrives before it starts."""
-        with self._changes_lock:
-            self._changes.update(rels)
-            if self._sync_scheduled:
-                return
-            self._sync_scheduled = True
-        self.submit("indexing changes on disk", self._apply_changes)
-
-    def _apply_changes(self) -> None:
-        with self._changes_lock:
-            rels, self._changes, self._sync_scheduled = sorted(self._changes), set(), False
-        engine = self.engine
-        if not rels or engine is None or not engine.writable or self.cancel.is_set():
-            return
-        token = None
-        if len(rels) >= PROGRESS_MIN_CHANGES:
-            token = self._begin_progress_from_thread("Sylk: Indexing changes", f"{len(rels)} paths changed")
-        last = 0.0
-
-        def progress(p: Progress) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if token is None or p.phase == "done" or now - last < PROGRESS_INTERVAL_S:
-                return
-            last = now
-            self.in_loop(self.work_done_progress.report, token, types.WorkDoneProgressReport(
-                message=f"{p.done}/{p.total} files", percentage=int(100 * p.done / p.total) if p.total else 0))
-
-        report: IndexReport | None = None
-        try:
-            self.indexing = True
-            report = engine.index(paths=rels, progress=progress, cancel=self.cancel)
-            self.last_report = report
-            self.log(f"Sylk: changes on disk: {report.summary()}")
-        finally:
-            self.indexing = False
-            self.changes_applied += 1
-            if token is not None:
-                self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(
-                    message=report.summary() if report else "index not updated"))
-        if report is not None and (report.added or report.changed) and engine.semantic_ready:
-            self.submit("embedding changes", lambda: engine.embed_pending(cancel=self.cancel), embed=True)
-
-    def _embed(self) -> None:
-        """Load the model (once; say so once if it cannot load) and embed pending chunks,
-        files open in the editor first, with their own progress."""
-        engine = self.engine
-        assert engine is not None
-        note = engine.load_semantic()
-        if note:
-            kind = types.MessageType.Warning if not engine.semantic_ready else types.MessageType.Info
-            self.message(note, kind)
-        if not engine.semantic_ready or not engine.writable:
-            return
-        pending = engine.manifest.chunk_counts()["pending"]
-        if not pending:
-            return
-        self.embedding = True
-        token = self._begin_progress_from_thread("Sylk: Embedding", f"0/{pending} chunks")
-        last = 0.0
-
-        def progress(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if token is None or now - last < PROGRESS_INTERVAL_S:
-                return
-            last = now
-            self.in_loop(self.work_done_progress.report, token, types.WorkDoneProgressReport(
-                message=f"{done}/{total} chunks", percentage=int(100 * done / total) if total else 100))
-
-        done = 0
-        t0 = time.perf_counter()
-        try:
-            done = engine.embed_pending(progress=progress, cancel=self.cancel, first_paths=self._open_paths())
-        finally:
-            self.embedding = False
-            took = time.perf_counter() - t0
-            if token is not None:
-                self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(
-                    message=f"{done} chunks embedded in {took:.1f}s"))
-            self.log(f"Sylk: {done} chunks embedded in {took:.1f}s", types.MessageType.Info)
-
-    def _open_paths(self) -> list[str]:
-        from .convert import uri_to_rel
-
-        if self.root is None:
-            return []
-        rels = (uri_to_rel(self.root, uri) for uri in list(self.workspace.text_documents))
-        return [r for r in rels if r is not None]
-
-    def _begin_progress_from_thread(self, title: str, message: str) -> str | None:
-        """Create and begin a work-done progress from a worker thread (None if unsupported)."""
-        if not self.supports_progress() or self.loop is None:
+    async def begin_progress(self, title: str, message: str) -> str | None:
+        """Create and begin a work-done progress on the loop (None if unsupported or refused)."""
+        if not self.supports_progress():
             return None
         self._progress_tokens += 1
         token = f"sylk-{self._progress_tokens}"
         try:
-            asyncio.run_coroutine_threadsafe(self.work_done_progress.create_async(token), self.loop).result(10)
-        except Exception as exc:
+            await self.work_done_progress.create_async(token)
+        except Exception as exc:  # the client refused: work without progress
             log.warning("progress token refused: %s", exc)
             return None
-        self.in_loop(self.work_done_progress.begin, token, types.WorkDoneProgressBegin(
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
             title=title, message=message, percentage=0, cancellable=False))
         return token
 
-    def _open_engine(self) -> Workspace | None:
-        assert self.root is not None
-        try:
-            ws = Workspace(self.root, self.settings, load_symbols=True)
-        except IndexError_ as exc:
-            self.message(f"{exc}; workspace symbols are unavailable", types.MessageType.Error)
+    def begin_progress_from_thread(self, title: str, message: str) -> str | None:
+        """begin_progress from a worker thread."""
+        if not self.supports_progress() or self.loop is None:
             return None
-        if ws.rebuilt_reason:
-            self.message(f"rebuilding the index ({ws.rebuilt_reason})", types.MessageType.Info)
-        if ws.read_only_reason:
-            self.message(ws.read_only_reason, types.MessageType.Warning)
-        return ws
+        try:
+            return asyncio.run_coroutine_threadsafe(self.begin_progress(title, message), self.loop).result(10)
+        except Exception as exc:
+            log.warning("progress token refused: %s", exc)
+            return None
+
+    def report_progress(self, token: str | None, message: str, percentage: int) -> None:
+        if token is not None:
+            self.in_loop(self.work_done_progress.report, token,
+                         types.WorkDoneProgressReport(message=message, percentage=percentage))
+
+    def end_progress(self, token: str | None, message: str) -> None:
+        if token is not None:
+            self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(message=message))
+
+    async def start_indexing(self, title: str = "Indexing workspace") -> None:
+        self.cancel.clear()
+        for folder in list(self.folders.values()):
+            await folder.start_indexing(title)
+
+    # state ----------------------------------------------------------------
+    @property
+    def indexing(self) -> bool:
+        return any(f.indexing for f in self.folders.values())
 
     def status(self) -> dict[str, Any]:
-        engine = self.engine
-        with self._changes_lock:
-            queued = len(self._changes) + (1 if self._sync_scheduled and not self._changes else 0)
-        out: dict[str, Any] = {"ready": engine is not None and not self.indexing, "indexing": self.indexing,
-                               "embedding": self.embedding,
-                               "watch": {"active": self.watcher is not None and self.watcher.active
-                                         and self.watcher.ready.is_set(),
-                                         "error": self.watcher.error if self.watcher else None,
-                                         "pendingChanges": queued, "changesApplied": self.changes_applied}}
-        if engine is not None:
-            out.update(engine.status())
-            out["semantic"] = {"ready": engine.semantic_ready, "model": engine.embedder.model_id if engine.embedder
-                               else None, "message": engine.semantic_message}
-        if self.last_report is not None:
-            out["lastRun"] = self.last_report.summary()
+        """The first folder's state at the top level (the common single-folder case), every
+        folder's under ``folders``, and the watch counters summed."""
+        per = [f.status() for f in self.folders.values()]
+        if not per:
+            return {"ready": False, "indexing": False, "embedding": False, "folders": [],
+                    "watch": {"active": False, "error": None, "pendingChanges": 0, "changesApplied": 0}}
+        out = dict(per[0])
+        out["ready"] = all(p["ready"] for p in per)
+        out["indexing"] = any(p["indexing"] for p in per)
+        out["embedding"] = any(p["embedding"] for p in per)
+        out["watch"] = {"active": all(p["watch"]["active"] for p in per),
+                        "error": next((p["watch"]["error"] for p in per if p["watch"]["error"]), None),
+                        "pendingChanges": sum(p["watch"]["pendingChanges"] for p in per),
+                        "changesApplied": sum(p["watch"]["changesApplied"] for p in per)}
+        out["folders"] = per
         return out
 
     def shutdown_work(self) -> None:
         self.cancel.set()
+        for folder in self.folders.values():
+            folder.close()
         for fut in list(self._futures):
             fut.cancel()
-        self.stop_watching()
         self._worker.shutdown(wait=True, cancel_futures=True)
         self._embed_worker.shutdown(wait=True, cancel_futures=True)
-        if self.engine is not None:
-            self.engine.close()
-            self.engine = None
+        for folder in self.folders.values():
+            folder.close_engine()
 
 
-def _root_of(params: types.InitializeParams) -> Path | None:
-    for candidate in ([f.uri for f in params.workspace_folders or []] + [params.root_uri or ""]):
-        if candidate:
-            fs = to_fs_path(candidate)
-            if fs:
-                return Path(fs).resolve()
-    if params.root_path:
-        return Path(params.root_path).resolve()
-    return None
+def _roots_of(params: types.InitializeParams) -> list[Path]:
+    """The workspace folders, else the root URI (or path) of older clients."""
+    roots: list[Path] = []
+    candidates = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
+    for candidate in candidates:
+        fs = to_fs_path(candidate) if candidate else None
+        if fs:
+            root = Path(fs).resolve()
+            if root not in roots:
+                roots.append(root)
+    if not roots and params.root_path:
+        roots.append(Path(params.root_path).resolve())
+    return roots
 
 
 def create_server() -> SylkServer:
@@ -359,23 +262,41 @@ def create_server() -> SylkServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: SylkServer, params: types.InitializeParams) -> None:
-        ls.root = _root_of(params)
         options = params.initialization_options
         ls.client_options = options if options is not None else None
-        if ls.root is not None:
-            ls.settings, ls._init_problems = config.resolve(ls.root, options)  # type: ignore[attr-defined]
+        for root in _roots_of(params):
+            ls.add_folder(root)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SylkServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        problems = getattr(ls, "_init_problems", [])
+        problems = ls.take_problems()
         if problems:
             ls.message("invalid settings, using defaults for them: " + "; ".join(problems),
                        types.MessageType.Warning)
-        if ls.root is None:
+        if not ls.folders:
             ls.message("no workspace folder: open a folder to index it", types.MessageType.Warning)
             return
         await ls.start_indexing()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_workspace_folders(ls: SylkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for removed in params.event.removed:
+            fs = to_fs_path(removed.uri)
+            if fs:
+                ls.remove_folder(Path(fs).resolve())
+        added = []
+        for new in params.event.added:
+            fs = to_fs_path(new.uri)
+            folder = ls.add_folder(Path(fs).resolve()) if fs else None
+            if folder is not None:
+                added.append(folder)
+        problems = ls.take_problems()
+        if problems:
+            ls.message("invalid settings, using defaults for them: " + "; ".join(problems),
+                       types.MessageType.Warning)
+        for folder in added:
+            await folder.start_indexing()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: SylkServer, params: types.DidChangeConfigurationParams) -> None:
@@ -392,8 +313,8 @@ def create_server() -> SylkServer:
             options = params.settings.get("sylk", params.settings)
         if options is None:
             return
-        if ls.apply_settings(options):
-            await ls.start_indexing("Re-indexing after a settings change")
+        for folder in ls.apply_settings(options):
+            await folder.start_indexing("Re-indexing after a settings change")
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: SylkServer, params: None) -> None:

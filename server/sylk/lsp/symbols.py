@@ -10,30 +10,49 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from ..symbol_search import SymbolHit
 from ..symbols import extract_for_path
 from . import convert
 
 if TYPE_CHECKING:
+    from ..indexer import Workspace
+    from .folders import Folder
     from .server import SylkServer
 
 log = logging.getLogger("sylk.symbols")
 UNSAVED_DELAY_S = 0.25
 
 
+def _located(ls: SylkServer, uri: str) -> tuple[Folder, Workspace, str] | None:
+    """The folder, its index and the folder-relative path of document ``uri`` (None when no
+    folder holds it or its index is not open yet)."""
+    found = ls.folder_for(uri)
+    if found is None or found[0].engine is None:
+        return None
+    folder, rel = found
+    assert folder.engine is not None
+    return folder, folder.engine, rel
+
+
 def setup(server: SylkServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: SylkServer,
                                params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
-        engine, root = ls.engine, ls.root
-        if engine is None or root is None:
+        engines = ls.engines()
+        if not engines:
             return []  # still opening the index: nothing yet, never an error
         limit = ls.settings.symbols.limit
-        if engine.symbols_ready:  # milliseconds: answer on the loop
-            hits = engine.search_symbols(params.query, limit)
-        else:  # the table is (re)building after changes: keep the loop free meanwhile
-            hits = await asyncio.get_running_loop().run_in_executor(
-                ls.thread_pool, engine.search_symbols, params.query, limit)
-        return [convert.symbol_information(root, h) for h in hits]
+        loop = asyncio.get_running_loop()
+        ranked: list[tuple[int, int, Path, SymbolHit]] = []
+        for folder, engine in engines:
+            if engine.symbols_ready:  # milliseconds: answer on the loop
+                hits = engine.search_symbols(params.query, limit)
+            else:  # the table is (re)building after changes: keep the loop free meanwhile
+                hits = await loop.run_in_executor(ls.thread_pool, engine.search_symbols, params.query, limit)
+            ranked.extend((h.tier, i, folder.root, h) for i, h in enumerate(hits))
+        if len(engines) > 1:  # several folders: the better tier first, then each folder's own order
+            ranked.sort(key=lambda t: (t[0], t[1]))
+        return [convert.symbol_information(root, h) for _t, _i, root, h in ranked[:limit]]
 
     @server.thread()
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -55,11 +74,9 @@ def setup(server: SylkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SylkServer, params: types.DidOpenTextDocumentParams) -> None:
         # a file the user opens is embedded next if the background pass has not reached it
-        engine, root = ls.engine, ls.root
-        if engine is not None and root is not None:
-            rel = convert.uri_to_rel(root, params.text_document.uri)
-            if rel is not None:
-                engine.prioritize([rel])
+        found = _located(ls, params.text_document.uri)
+        if found is not None:
+            found[1].prioritize([found[2]])
 
     # Unsaved buffers: workspace/symbol finds a function typed a moment ago. The text is
     # parsed a short while after the typing stops, off the event loop.
@@ -67,19 +84,21 @@ def setup(server: SylkServer) -> None:
 
     def buffer_symbols(ls: SylkServer, uri: str) -> None:
         pending.pop(uri, None)
-        engine, root = ls.engine, ls.root
+        found = _located(ls, uri)
         doc = ls.workspace.text_documents.get(uri)
-        rel = convert.uri_to_rel(root, uri) if root is not None else None
-        if engine is None or rel is None or doc is None or engine.scan_ignored(rel):
+        if found is None or doc is None:
+            return
+        folder, engine, rel = found
+        if not folder.settings.unsaved_symbols or engine.scan_ignored(rel):
             return
         source = doc.source.encode("utf-8", "surrogatepass")
         asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.set_unsaved, rel, source)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: SylkServer, params: types.DidChangeTextDocumentParams) -> None:
-        if not ls.settings.unsaved_symbols or ls.engine is None:
-            return
         uri = params.text_document.uri
+        if _located(ls, uri) is None:
+            return
         timer = pending.pop(uri, None)
         if timer is not None:
             timer.cancel()
@@ -89,9 +108,9 @@ def setup(server: SylkServer) -> None:
         timer = pending.pop(uri, None)
         if timer is not None:
             timer.cancel()
-        engine, root = ls.engine, ls.root
-        rel = convert.uri_to_rel(root, uri) if root is not None else None
-        if engine is not None and rel is not None:
+        found = _located(ls, uri)
+        if found is not None:
+            _folder, engine, rel = found
             if restore:
                 asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.set_unsaved, rel, None)
             else:
@@ -105,19 +124,15 @@ def setup(server: SylkServer) -> None:
     def did_save(ls: SylkServer, params: types.DidSaveTextDocumentParams) -> None:
         # the file now holds the buffer's text: its symbols stay until the re-index replaces them
         back_to_disk(ls, params.text_document.uri, restore=False)
-        engine, root = ls.engine, ls.root
-        if engine is None or root is None or not engine.writable:
+        found = _located(ls, params.text_document.uri)
+        if found is None:
             return
-        rel = convert.uri_to_rel(root, params.text_document.uri)
-        if rel is None:
+        folder, engine, rel = found
+        if not engine.writable or engine.scan_ignored(rel):
             return
-        if engine.scan_ignored(rel):
-            return
+
         def reindex_then_embed() -> None:
             engine.reindex_paths([rel])
-            if engine.semantic_ready:
-                # joins a running embedding pass as its next file, or runs one
-                engine.prioritize([rel])
-                ls.submit(f"embedding {rel}", lambda: engine.embed_pending(cancel=ls.cancel), embed=True)
+            folder.embed_soon([rel])  # joins a running embedding pass as its next file, or runs one
 
         ls.submit(f"re-indexing {rel}", reindex_then_embed)

@@ -1,0 +1,110 @@
+"""End to end: several workspace folders, one index each, answers from all of them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from test_freshness import _get, status, wait_applied
+from test_lsp import TIMEOUT, symbols, uri
+
+
+async def start_multi(roots: list[Path], cache: Path) -> LanguageClient:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env.pop("SYLK_INDEX_DIR", None)
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
+                                      server_env=env).start()
+    assert isinstance(client, LanguageClient)
+    result = await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        root_uri=uri(roots[0]),
+        workspace_folders=[types.WorkspaceFolder(uri=uri(r), name=r.name) for r in roots],
+        initialization_options={"embedding": {"enabled": False}},
+    ))
+    folders = result.capabilities.workspace.workspace_folders
+    assert folders is not None and folders.supported and folders.change_notifications
+    return client
+
+
+async def wait_folders(client: LanguageClient, roots: list[Path]) -> list:
+    """Wait until exactly these folders are open and indexed (and watched)."""
+    want = sorted(str(r) for r in roots)
+    async def ready() -> list:
+        while True:
+            st = await status(client)
+            per = _get(st, "folders")
+            if sorted(_get(f, "root") for f in per) == want and _get(st, "ready") and \
+                    all(_get(_get(f, "watch"), "active") for f in per):
+                return per
+            await asyncio.sleep(0.02)
+    return await asyncio.wait_for(ready(), TIMEOUT)
+
+
+def two_roots(tmp_path: Path, workspace: Path) -> tuple[Path, Path]:
+    backend, frontend = tmp_path / "backend", tmp_path / "frontend"
+    shutil.copytree(workspace / "app", backend / "app")
+    shutil.copytree(workspace / "web", frontend / "web")
+    (frontend / "web/src/shared.ts").write_text("export function formatInvoiceTotal(cents: number) {}\n")
+    return backend, frontend
+
+
+async def test_symbols_and_search_come_from_every_folder(tmp_path: Path, workspace: Path, _isolated_index: Path):
+    backend, frontend = two_roots(tmp_path, workspace)
+    client = await start_multi([backend, frontend], _isolated_index)
+    try:
+        per = await wait_folders(client, [backend, frontend])
+        assert _get(per[0], "indexDir") != _get(per[1], "indexDir")  # one index per folder
+        found = {s.name: s.location.uri for s in await symbols(client, "HttpRetryPolicy")}
+        assert found["HttpRetryPolicy"] == uri(backend / "app/http.py")
+        found = {s.name: s.location.uri for s in await symbols(client, "formatInvoiceTotal")}
+        assert found == {"formatInvoiceTotal": uri(frontend / "web/src/shared.ts")}
+        result = await client.protocol.send_request_async("sylk/search", {
+            "query": "get_user_by_id formatInvoiceTotal", "mode": "lexical", "limit": 50, "facets": True})
+        uris = {h.uri for h in result.hits}
+        assert uri(backend / "app/repository.py") in uris and uri(frontend / "web/src/shared.ts") in uris
+        assert result.totalHits >= 2
+        langs = {f.value for f in result.facets.language}
+        assert {"python", "typescript"} <= langs
+        # pages of the merged list do not overlap
+        page1 = await client.protocol.send_request_async("sylk/search", {
+            "query": "get_user_by_id formatInvoiceTotal", "mode": "lexical", "limit": 1})
+        page2 = await client.protocol.send_request_async("sylk/search", {
+            "query": "get_user_by_id formatInvoiceTotal", "mode": "lexical", "limit": 1, "offset": 1})
+        assert (page1.hits[0].uri, page1.hits[0].range.start.line) != (page2.hits[0].uri, page2.hits[0].range.start.line)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_folders_added_and_removed_while_running(tmp_path: Path, workspace: Path, _isolated_index: Path):
+    backend, frontend = two_roots(tmp_path, workspace)
+    client = await start_multi([backend], _isolated_index)
+    try:
+        await wait_folders(client, [backend])
+        assert await symbols(client, "formatInvoiceTotal") == []
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=uri(frontend), name="frontend")], removed=[])))
+        await wait_folders(client, [backend, frontend])
+        assert [s.name for s in await symbols(client, "formatInvoiceTotal")] == ["formatInvoiceTotal"]
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[], removed=[types.WorkspaceFolder(uri=uri(backend), name="backend")])))
+        await wait_folders(client, [frontend])
+        assert await symbols(client, "HttpRetryPolicy") == []
+        # the removed folder is no longer watched: a change there is not indexed
+        before = _get(_get(await status(client), "watch"), "changesApplied")
+        (backend / "app/late.py").write_text("def too_late():\n    pass\n")
+        (frontend / "web/src/later.ts").write_text("export function stillWatched() {}\n")
+        await wait_applied(client, before)
+        assert [s.name for s in await symbols(client, "stillWatched")] == ["stillWatched"]
+        assert await symbols(client, "too_late") == []
+    finally:
+        await client.shutdown_session()
+        await client.stop()
