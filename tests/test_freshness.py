@@ -212,3 +212,12 @@ async def test_a_saved_buffer_stays_found_through_the_reindex(served: LanguageCl
     st = await status(served)
     assert await names(served, "saved_function") == {"saved_function": "app/http.py"}
     assert _get(st, "ready")
+
+
+async def test_embedding_turned_off_is_logged_not_popped_up(served: LanguageClient):
+    async def logged() -> None:
+        while not any("disabled" in m.message for m in served.log_messages):
+            await asyncio.sleep(0.02)
+    await asyncio.wait_for(logged(), TIMEOUT)
+    assert not any("disabled" in m.message for m in served.messages)
+    assert _get(_get(await status(served), "semantic"), "state") == "off"

@@ -133,7 +133,9 @@ class Folder:
         if engine is None or self.cancel.is_set():
             return
         note = engine.load_semantic()
-        if note:
+        if note and not self.settings.embedding.enabled:  # the user's choice: no pop-up
+            server.log(f"Sylk: {self.name}: {note}")
+        elif note:
             kind = types.MessageType.Warning if not engine.semantic_ready else types.MessageType.Info
             server.message(note, kind)
         if not engine.semantic_ready or not engine.writable:
@@ -239,12 +241,24 @@ class Folder:
                       "pendingChanges": queued, "changesApplied": self.changes_applied}}
         if engine is not None:
             out.update(engine.status())
-            out["semantic"] = {"ready": engine.semantic_ready,
+            out["semantic"] = {"ready": engine.semantic_ready, "state": self.semantic_state(),
                                "model": engine.embedder.model_id if engine.embedder else None,
                                "message": engine.semantic_message}
         if self.last_report is not None:
             out["lastRun"] = self.last_report.summary()
         return out
+
+    def semantic_state(self) -> str:
+        """``off`` (disabled in the settings), ``loading`` (not tried yet, or the model is
+        loading), ``ready``, or ``unavailable`` (see ``semantic.message``)."""
+        engine = self.engine
+        if not self.settings.embedding.enabled:
+            return "off"
+        if engine is not None and engine.semantic_ready:
+            return "ready"
+        if engine is not None and engine.semantic_message:
+            return "unavailable"
+        return "loading"
 
     def close(self) -> None:
         """Stop everything of this folder (removed from the workspace, or shutdown)."""
