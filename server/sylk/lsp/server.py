@@ -333,10 +333,11 @@ def create_server() -> SylkServer:
         await ls.start_indexing("Re-indexing workspace")
         return {"started": True}
 
-    from . import search, symbols
+    from . import hover, search, symbols
 
     symbols.setup(server)
     search.setup(server)
+    hover.setup(server)
     return server
 
 
