@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
 
-from . import __version__, config
+from . import __version__, config, integrity
 from .indexer import IndexError_, Progress, Workspace, clear_index
 
 KIND_WIDTH = 11
@@ -46,6 +47,8 @@ def _open(root: Path, *, writable: bool = True) -> Workspace:
         raise CliError(str(exc)) from exc
     if ws.rebuilt_reason:
         print(f"sylk: rebuilding the index ({ws.rebuilt_reason})", file=sys.stderr)
+    if ws.repair_note:
+        print(f"sylk: {ws.repair_note}", file=sys.stderr)
     return ws
 
 
@@ -83,7 +86,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     ws = _open(root)
     try:
         if not ws.writable:
-            raise CliError(ws.read_only_reason or "the index is read-only")
+            raise CliError("another Sylk process (a language server or 'sylk index') is writing this "
+                           "workspace's index; run this again when it is done")
+        if args.repair:
+            print(f"{root}: repair: {integrity.repair(ws).summary()}")
         report = ws.index(progress=_ProgressBar(), workers=args.workers)
         print(f"{root}: {report.summary()}")
         if not args.no_embed:
@@ -112,6 +118,8 @@ def _embed(ws: Workspace) -> None:
 def _refresh(ws: Workspace) -> None:
     if ws.writable:
         ws.index(progress=_ProgressBar())
+    else:
+        print(f"sylk: {ws.read_only_reason}; it may lag behind the disk", file=sys.stderr)
 
 
 def cmd_symbols(args: argparse.Namespace) -> int:
@@ -162,6 +170,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         if not args.no_refresh:
             _refresh(ws)
+        note = ws.load_semantic() if req.mode != "lexical" else None
+        if note and ws.semantic_ready:  # the vectors started over (damaged, another model)
+            print(f"sylk: {note}", file=sys.stderr)
         result = ws.search(req)
     finally:
         ws.close()
@@ -240,11 +251,15 @@ def cmd_status(args: argparse.Namespace) -> int:
     ws = _open(root, writable=False)
     try:
         st = ws.status()
+        check = integrity.verify(ws) if args.verify else None
     finally:
         ws.close()
+    status = 0 if check is None or check.clean else 1
     if args.format == "json":
+        if check is not None:
+            st["verify"] = check.to_json()
         print(json.dumps(st, indent=2))
-        return 0
+        return status
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st["lastIndexed"])) if st["lastIndexed"] else "never"
     print(f"workspace     {st['root']}")
     print(f"index         {st['indexDir']} ({_human(st['indexBytes'])})")
@@ -264,7 +279,41 @@ def cmd_status(args: argparse.Namespace) -> int:
         for reason, paths in sorted(by_reason.items()):
             shown = ", ".join(paths[:5]) + (f", ... ({len(paths) - 5} more)" if len(paths) > 5 else "")
             print(f"  {reason:<18} {len(paths):>5}  {shown}")
-    return 0
+    print(f"merkle root   {st['merkleRoot']}")
+    if check is not None:
+        _print_verification(check)
+    return status
+
+
+_DRIFT_LABELS = {
+    "filesNotIndexed": "files on disk, not indexed",
+    "filesGone": "indexed files gone from disk",
+    "filesChanged": "indexed files changed on disk",
+    "chunksWithoutDocument": "chunks without a text document",
+    "orphanDocuments": "orphan text documents",
+    "duplicateDocuments": "duplicate text documents",
+    "vectorsWithoutChunk": "vectors without a chunk",
+    "vectorsNotEmbedded": "vectors of chunks not marked embedded",
+    "embeddedWithoutVector": "embedded chunks without a vector",
+    "staleMerkleRoot": "stale Merkle root in the manifest",
+}
+
+
+def _print_verification(check: integrity.Verification) -> None:
+    if check.clean:
+        print("verify        clean: the manifest, the text index, the vectors and the disk agree")
+    else:
+        print("verify        drift found ('sylk index --repair' fixes it)")
+    samples = {"filesNotIndexed": check.not_indexed, "filesGone": check.gone, "filesChanged": check.changed}
+    for key, n in check.counts().items():
+        shown = ", ".join(samples.get(key, [])[:integrity.SAMPLES])
+        print(f"  {_DRIFT_LABELS[key]:<38} {n:>6}  {shown}".rstrip())
+    for problem in check.damage:
+        print(f"  damaged: {problem}")
+    if check.disk_root != check.manifest_root:
+        print(f"  disk Merkle root {check.disk_root} differs")
+    if check.writer_active:
+        print("  (another Sylk process is writing this index: some drift may be work in progress)")
 
 
 def cmd_clear(args: argparse.Namespace) -> int:
@@ -293,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
     p.add_argument("--no-embed", action="store_true",
                    help="skip the embeddings (semantic search); symbols and text only")
+    p.add_argument("--repair", action="store_true",
+                   help="first fix drift between the index's stores (see 'sylk status --verify') without a rebuild")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("symbols", help="fuzzy search of symbol definitions")
@@ -325,6 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="what is indexed, and what was skipped and why")
     p.add_argument("path", nargs="?")
     p.add_argument("--format", choices=("default", "json"), default="default")
+    p.add_argument("--verify", action="store_true",
+                   help="compare the manifest, the text index, the vectors and the disk; exit 1 on drift")
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("clear", help="delete a workspace's index")
@@ -346,6 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"sylk: error: {exc}", file=sys.stderr)
         return exc.status
+    except sqlite3.DatabaseError as exc:  # damage the checks at open do not read for (see integrity)
+        print(f"sylk: error: the index is damaged ({exc}); 'sylk index --repair' rebuilds it", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("sylk: interrupted", file=sys.stderr)
         return 130

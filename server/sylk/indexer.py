@@ -29,9 +29,9 @@ import attrs
 import numpy as np
 import platformdirs
 
-from . import gitsync, scan
+from . import gitsync, integrity, scan
 from .config import Settings, index_dir_for
-from .lexical import LexicalIndex, LexicalIndexLocked
+from .lexical import LexicalIndex
 from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
 from .manifest import FileRecord, Manifest, decode_symbols
 from .parsing import Parsed, parse_batch, parse_file
@@ -139,32 +139,39 @@ class Workspace:
             probe.unlink()
         except OSError as exc:
             raise IndexError_(f"cannot write the index folder {self.index_dir}: {exc.strerror or exc}") from exc
-        self.rebuilt_reason = self._check_version()
-        self.manifest = Manifest(self.index_dir / "manifest.sqlite3")
-        try:
-            self.lexical = LexicalIndex(self.index_dir / "tantivy", writable=writable)
-        except LexicalIndexLocked:
-            self.lexical = LexicalIndex(self.index_dir / "tantivy", writable=False)
-            self.read_only_reason = "another Sylk process is indexing this workspace; serving its index read-only"
+        # one writer per index folder (integrity.WriterLock); damaged stores are set aside
+        self._writer_lock = integrity.WriterLock.acquire(self.index_dir) if writable else None
+        if writable and self._writer_lock is None:
+            writable, self.read_only_reason = False, integrity.READ_ONLY_REASON
+        unclean = self._writer_lock is not None and self._writer_lock.unclean
+        self.rebuilt_reason = integrity.open_stores(self, writable, deep=unclean or load_symbols)
         # after a crash Tantivy may hold chunks the manifest never recorded: never reuse their ids
         self._next_chunk_id = max(self.manifest.max_chunk_id(), self.lexical.max_chunk_id())
+        # what check_on_open repaired (orphan documents after a kill, ...), for the user
+        self.repair_note = integrity.check_on_open(self, unclean) if self.writable else None
         if load_symbols:
             self._load_table()
 
-    def _check_version(self) -> str | None:
+    def _check_version(self, wipe: bool = True) -> str | None:
+        """Why the folder cannot be used as it is (None: it can); with ``wipe`` (the writer
+        only) such a folder is emptied and stamped again."""
         meta_path = self.index_dir / META_FILE
         reason = None
         if meta_path.exists():
             try:
                 meta = json.loads(meta_path.read_text(encoding="utf-8"))
-                if meta.get("schema") != SCHEMA_VERSION:
-                    reason = f"index schema {meta.get('schema')} != {SCHEMA_VERSION}"
+                if not isinstance(meta, dict) or meta.get("schema") != SCHEMA_VERSION:
+                    reason = f"index schema {meta.get('schema') if isinstance(meta, dict) else meta!r} != {SCHEMA_VERSION}"
             except (OSError, ValueError) as exc:
                 reason = f"unreadable {META_FILE}: {exc}"
-        elif any(self.index_dir.iterdir()):
+        elif any(c.name != integrity.LOCK_FILE for c in self.index_dir.iterdir()):
             reason = "index folder without a version stamp"
+        if reason and not wipe:
+            return reason
         if reason:
             for child in self.index_dir.iterdir():
+                if child.name == integrity.LOCK_FILE:
+                    continue
                 if child.is_dir() and not child.is_symlink():
                     shutil.rmtree(child)
                 else:
@@ -222,11 +229,16 @@ class Workspace:
         return self.lexical.writable
 
     def close(self) -> None:
+        writer = self.writable
         with self._embed_lock:
-            if self.vectors is not None and self.vectors.dirty and self.writable:
+            if self.vectors is not None and self.vectors.dirty and writer:
                 self.vectors.save()
+        if writer:
+            self.manifest.merkle_root()  # kept for the next reader
         self.lexical.close()
         self.manifest.close()
+        if self._writer_lock is not None:
+            self._writer_lock.release()  # says the index was closed cleanly
 
     # semantic side --------------------------------------------------------
     def load_semantic(self) -> str | None:
@@ -243,25 +255,20 @@ class Workspace:
                 return f"{self.semantic_message}; serving lexical results only"
             vectors = VectorIndex.open(self.index_dir / "vectors", embedder.model_id, embedder.dim)
             note = None
-            if vectors.rebuilt_reason:
+            if vectors.rebuilt_reason and self.writable:
                 self.manifest.reset_embedded()
                 note = vectors.rebuilt_reason
-            self._reconcile(vectors)
+            if self.writable:  # a reader changes nothing: the writer reconciles
+                self._reconcile(vectors)
             self.embedder, self.vectors = embedder, vectors
             return note
 
     def _reconcile(self, vectors: VectorIndex) -> None:
         """Make the manifest and the vectors agree after a crash or an index run without the
-        model: vectors of chunks that are gone leave, chunks marked embedded without a
-        vector are embedded again."""
-        in_faiss = set(vectors.ids().tolist())
-        embedded = self.manifest.embedded_ids()
-        stale = in_faiss - self.manifest.all_chunk_ids() if in_faiss else set()
-        if stale:
-            vectors.remove(sorted(stale))
-        missing = embedded - in_faiss
-        if missing:
-            self.manifest.set_embedded(sorted(missing), False)
+        model: vectors of chunks that are gone (or not marked embedded) leave, chunks
+        marked embedded without a vector are embedded again."""
+        with self._vectors_lock:
+            integrity.reconcile_vectors(self.manifest, vectors)
 
     @property
     def semantic_ready(self) -> bool:
@@ -742,6 +749,7 @@ class Workspace:
             "lastIndexed": float(last) if last else None,
             "skipped": [{"path": p, "reason": r} for p, r in skipped],
             "readOnly": not self.writable,
+            "merkleRoot": self.manifest.merkle_root(store=self.writable),
             **{k: v for k, v in self.manifest.chunk_counts().items()},
         }
 

@@ -144,6 +144,19 @@ class LexicalIndex:
             self._w().commit()
         self.index.reload()
 
+    def delete_chunk_ids(self, ids: Iterable[int]) -> None:
+        """Delete every document holding one of these chunk ids (orphans of a crash,
+        duplicates); commit() makes it so."""
+        with self._lock:
+            w = self._w()
+            for cid in ids:
+                w.delete_documents_by_term("chunk_id", int(cid))
+
+    def garbage_collect(self) -> None:
+        """Remove files no commit refers to (left by a process killed while writing)."""
+        with self._lock:
+            self._w().garbage_collect_files()
+
     # reading ----------------------------------------------------------
     def reload(self) -> None:
         self.index.reload()
@@ -157,6 +170,16 @@ class LexicalIndex:
 
     def num_docs(self) -> int:
         return self.index.searcher().num_docs
+
+    def chunk_ids(self) -> list[int]:
+        """The chunk_id of every document, ascending; an id held by several documents is
+        repeated. Read from the fast field (no stored document is loaded)."""
+        searcher = self.index.searcher()
+        if searcher.num_docs == 0:
+            return []
+        hits = searcher.search(tantivy.Query.all_query(), searcher.num_docs, count=False,
+                               order_by_field="chunk_id", order=tantivy.Order.Asc).hits
+        return [cid for cid, _addr in hits]
 
     def build_query(self, text: str, *, fuzzy: bool = False, languages: Sequence[str] = (),
                     types: Sequence[str] = (), kinds: Sequence[str] = (), min_lines: int | None = None,

@@ -322,7 +322,7 @@ class Manifest:
         computed in one pass over the files in path order (and kept, with ``store``)."""
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key=?", (MERKLE_META,)).fetchone()
-            if row:
+            if row and row[0]:
                 return row[0]
             root = merkle_root(self._db.execute("SELECT path, hash FROM files ORDER BY path"))
             if store:

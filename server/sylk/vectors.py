@@ -216,31 +216,34 @@ class VectorIndex:
     # --- saving -----------------------------------------------------------------
 
     def save(self) -> None:
-        """Write both files atomically (temporary file, fsync, rename)."""
+        """Write both files atomically (temporary files, fsync, rename). Both are written
+        before either is renamed, so a kill leaves the old pair, the new pair, or (in the
+        instant between the renames) a pair open() refuses; temporary files a kill leaves
+        behind are removed by integrity.check_on_open."""
         with self._lock:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, tmp_name = tempfile.mkstemp(prefix=f".{INDEX_FILE}.", suffix=".tmp", dir=self.folder)
             os.close(fd)
             tmp = Path(tmp_name)
+            tmp_meta: Path | None = None
             try:
                 faiss.write_index(self._index, str(tmp))
                 with tmp.open("rb+") as f:
                     os.fsync(f.fileno())
                 meta = {"format": FORMAT, "model_id": self.model_id, "dim": self.dim,
                         "count": int(self._index.ntotal), "bytes": tmp.stat().st_size}
-                os.replace(tmp, self.folder / INDEX_FILE)
-            except BaseException:
-                tmp.unlink(missing_ok=True)
-                raise
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{META_FILE}.", suffix=".tmp", dir=self.folder)
-            try:
+                fd, tmp_name = tempfile.mkstemp(prefix=f".{META_FILE}.", suffix=".tmp", dir=self.folder)
+                tmp_meta = Path(tmp_name)
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
                     json.dump(meta, f)
                     f.flush()
                     os.fsync(f.fileno())
-                os.replace(tmp_name, self.folder / META_FILE)
+                os.replace(tmp, self.folder / INDEX_FILE)
+                os.replace(tmp_meta, self.folder / META_FILE)
             except BaseException:
-                Path(tmp_name).unlink(missing_ok=True)
+                tmp.unlink(missing_ok=True)
+                if tmp_meta is not None:
+                    tmp_meta.unlink(missing_ok=True)
                 raise
             _fsync_dir(self.folder)
             self._dirty = False
