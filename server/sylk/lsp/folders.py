@@ -121,6 +121,8 @@ class Folder:
             return None
         if ws.rebuilt_reason:
             server.message(f"rebuilding the index ({ws.rebuilt_reason})", types.MessageType.Info)
+        if ws.repair_note:  # drift found at open (a kill left orphan documents, ...) and repaired
+            server.message(ws.repair_note, types.MessageType.Info)
         if ws.read_only_reason:
             server.message(ws.read_only_reason, types.MessageType.Warning)
         return ws
