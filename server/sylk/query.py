@@ -11,6 +11,8 @@ from typing import Any
 
 import attrs
 
+from .agent import GROUP_BY, expand_terms
+
 MODES = ("hybrid", "lexical", "semantic")
 TYPES = ("source_code", "markdown", "config", "text")
 RRF_K = 60
@@ -68,6 +70,13 @@ class SearchRequest:
     context_lines: int = 2
     weights: Weights = Weights()
     rrf_k: int = RRF_K
+    # agent options (see agent.py): words added to the lexical side, and what to add to the result
+    extra_terms: tuple[str, ...] = ()
+    expand: bool = False
+    group_by: str | None = None
+    related_files: bool = False
+    follow_ups: bool = False
+    summary: bool = False
 
 
 _INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|minlines|maxlines):("[^"]*"|\S+)')
@@ -172,9 +181,14 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
         semantic=_float("weights.semantic", w.get("semantic"), default_weights.semantic),
     )
     text, inline = parse_inline(query)
-    for flag in ("fuzzy", "facets"):
+    for flag in ("fuzzy", "facets", "expand", "relatedFiles", "followUps", "summary"):
         if flag in params and not isinstance(params[flag], bool):
             raise QueryError(flag, "expected true or false")
+    group_by = params.get("groupBy")
+    if group_by is not None and group_by not in GROUP_BY:
+        hint = "; author needs git metadata, which Sylk does not index yet" if group_by == "author" else ""
+        raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}{hint}")
+    expand = bool(params.get("expand", False))
     return SearchRequest(
         query=text,
         mode=mode,
@@ -186,6 +200,12 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
         context_lines=_int("contextLines", params.get("contextLines"), low=0, high=50, default=2),  # type: ignore[arg-type]
         weights=weights,
         rrf_k=rrf_k,
+        extra_terms=expand_terms(text) if expand else (),
+        expand=expand,
+        group_by=group_by,
+        related_files=bool(params.get("relatedFiles", False)),
+        follow_ups=bool(params.get("followUps", False)),
+        summary=bool(params.get("summary", False)),
     )
 
 

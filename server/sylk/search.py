@@ -122,7 +122,7 @@ class HybridSearch:
         lex_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
         sem_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
         page = fused[req.offset:req.offset + req.limit]
-        words = _query_words(req.query)
+        words = _query_words(" ".join((req.query, *req.extra_terms)))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
         for cid, score in page:
@@ -144,7 +144,8 @@ class HybridSearch:
     # sides --------------------------------------------------------------
     def _lexical(self, req: SearchRequest, pool: int) -> tuple[list[ChunkHit], int]:
         f = req.filters
-        query = self.lexical.build_query(req.query, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
+        text = " ".join((req.query, *req.extra_terms)) if req.extra_terms else req.query
+        query = self.lexical.build_query(text, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
                                          kinds=f.kinds, min_lines=f.min_lines, max_lines=f.max_lines)
         # path globs are applied afterwards: fetch more when they may drop candidates
         return self.lexical.search_chunks(query, pool * (4 if f.paths else 1))

@@ -11,11 +11,14 @@ import attrs
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..query import QueryError, Weights, request_from_params
+from .. import agent
+from ..query import QueryError, SearchRequest, Weights, request_from_params
 from ..search import SearchResult
 from . import convert
 
 if TYPE_CHECKING:
+    from ..indexer import Workspace
+    from .folders import Folder
     from .server import SylkServer
 
 SEARCH = "sylk/search"
@@ -79,6 +82,42 @@ def merge_wire(parts: list[dict[str, Any]], offset: int, limit: int) -> dict[str
     return out
 
 
+def add_agent_fields(out: dict[str, Any], req: SearchRequest, semantic_ready: bool) -> None:
+    """The agent options of a request (expand, groupBy, followUps, summary) on a wire result."""
+    if req.expand:
+        out["expandedTerms"] = list(req.extra_terms)
+    if req.group_by:
+        out["groups"] = agent.group(out["hits"], req.group_by)
+    if req.follow_ups:
+        out["followUps"] = agent.follow_ups(out["query"], req.mode, out["facets"], out["totalHits"],
+                                            semantic_ready, req.expand)
+    if req.summary:
+        out["summary"] = agent.summary(out["hits"], out["totalHits"])
+
+
+def related_files_of(engines: list[tuple[Folder, Workspace]], hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The files the hits' files import, per folder (a hit's folder is told by its URI)."""
+    out: list[dict[str, Any]] = []
+    for folder, engine in engines:
+        prefix = convert.path_to_uri(folder.root, "").rstrip("/") + "/"
+        mine = [h for h in hits if h["uri"].startswith(prefix)]
+        if not mine:
+            continue
+
+        def read(path: str, root: Path = folder.root) -> str | None:
+            try:
+                return (root / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return None
+        found = agent.related_files(mine, read, engine.manifest.files())
+        if len(engines) > 1:
+            for f in found:
+                if f["path"] is not None:
+                    f["uri"] = convert.path_to_uri(folder.root, f["path"])
+        out.extend(found)
+    return out
+
+
 def setup(server: SylkServer) -> None:
     async def run(ls: SylkServer, params: Any) -> dict[str, Any]:
         raw = params if isinstance(params, dict) else _to_dict(params)
@@ -95,14 +134,22 @@ def setup(server: SylkServer) -> None:
                     "facets": {}, "index": {"files": 0, "chunks": 0, "embedded": 0, "pending": 0, "ready": False},
                     "message": "the index is still opening"}
         loop = asyncio.get_running_loop()
+        if req.follow_ups and not req.facets:  # refinements are read from the facets
+            req = attrs.evolve(req, facets=True)
         if len(engines) == 1:
             folder, engine = engines[0]
-            return result_to_wire(folder.root, await loop.run_in_executor(ls.thread_pool, engine.search, req))
-        # several folders: each one's first offset+limit hits, merged by score, then the page
-        each = attrs.evolve(req, offset=0, limit=req.offset + req.limit)
-        results = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, engine.search, each)
-                                         for _f, engine in engines))
-        return merge_wire([result_to_wire(f.root, r) for (f, _e), r in zip(engines, results)], req.offset, req.limit)
+            out = result_to_wire(folder.root, await loop.run_in_executor(ls.thread_pool, engine.search, req))
+        else:
+            # several folders: each one's first offset+limit hits, merged by score, then the page
+            each = attrs.evolve(req, offset=0, limit=req.offset + req.limit)
+            results = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, engine.search, each)
+                                             for _f, engine in engines))
+            out = merge_wire([result_to_wire(f.root, r) for (f, _e), r in zip(engines, results)],
+                             req.offset, req.limit)
+        if req.related_files:
+            out["relatedFiles"] = await loop.run_in_executor(ls.thread_pool, related_files_of, engines, out["hits"])
+        add_agent_fields(out, req, semantic_ready=any(e.semantic_ready for _f, e in engines))
+        return out
 
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
     @server.feature(SEARCH)

@@ -1,0 +1,109 @@
+"""Agent options of sylk/search: expand, groupBy, relatedFiles, followUps, summary
+(pure functions, then end to end over stdio on the fixture workspace)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from sylk import agent
+from sylk.query import QueryError, request_from_params
+from test_lsp import start, wait_for_progress_end
+
+
+def test_expand_splits_identifiers_and_adds_synonyms_without_repeating_the_query():
+    terms = agent.expand_terms("getUserById delete")
+    assert terms[:4] == ("get", "user", "by", "id")
+    assert "remove" in terms and "fetch" in terms
+    assert "delete" not in terms and len(terms) <= agent.MAX_EXPANDED
+    assert agent.expand_terms("zzz qqq") == ()
+
+
+def test_group_by_keeps_the_order_of_each_groups_best_hit():
+    hits = [{"path": "a/x.py", "language": "python", "kind": "function"},
+            {"path": "b/y.go", "language": "go", "kind": "method"},
+            {"path": "a/x.py", "language": "python", "kind": "class"}]
+    assert agent.group(hits, "file") == [{"value": "a/x.py", "count": 2, "hits": [0, 2]},
+                                         {"value": "b/y.go", "count": 1, "hits": [1]}]
+    assert [g["value"] for g in agent.group(hits, "folder")] == ["a", "b"]
+    assert [g["value"] for g in agent.group(hits, "kind")] == ["function", "method", "class"]
+
+
+def test_request_options_are_validated_naming_the_field():
+    with pytest.raises(QueryError, match="groupBy"):
+        request_from_params({"query": "x", "groupBy": "colour"})
+    with pytest.raises(QueryError, match="author needs git metadata"):
+        request_from_params({"query": "x", "groupBy": "author"})
+    with pytest.raises(QueryError, match="relatedFiles"):
+        request_from_params({"query": "x", "relatedFiles": "yes"})
+    req = request_from_params({"query": "retryPolicy", "expand": True, "summary": True})
+    assert req.extra_terms[:2] == ("retry", "policy") and req.summary
+
+
+@pytest.mark.parametrize(("language", "importer", "text", "files", "want"), [
+    ("python", "app/cli.py", "from .repository import UserRepository\nimport app.http\nimport os\n",
+     {"app/repository.py", "app/http.py"}, {".repository": "app/repository.py", "app.http": "app/http.py", "os": None}),
+    ("python", "pkg/sub/m.py", "from ..core import x\n", {"pkg/core/__init__.py"}, {"..core": "pkg/core/__init__.py"}),
+    ("typescript", "web/src/cart.ts", "import { a } from './session';\nimport React from 'react';\n",
+     {"web/src/session.ts"}, {"./session": "web/src/session.ts", "react": None}),
+    ("c", "native/ring_buffer.c", '#include "ring_buffer.h"\n#include <stdlib.h>\n',
+     {"native/ring_buffer.h"}, {"ring_buffer.h": "native/ring_buffer.h"}),
+    ("java", "a/B.java", "import com.acme.billing.InvoiceService;\nimport java.util.List;\n",
+     {"java/com/acme/billing/InvoiceService.java"},
+     {"com.acme.billing.InvoiceService": "java/com/acme/billing/InvoiceService.java", "java.util.List": None}),
+    ("go", "cmd/main.go", 'import (\n\t"fmt"\n\tgeo "example.com/shop/services/geo"\n)\n',
+     {"services/geo/point.go"}, {"fmt": None, "example.com/shop/services/geo": "services/geo/"}),
+    ("rust", "src/main.rs", "use crate::limiter::TokenBucket;\nuse std::time::Duration;\n",
+     {"src/limiter.rs"}, {"crate::limiter::TokenBucket": "src/limiter.rs", "std::time::Duration": None}),
+])
+def test_imports_resolve_to_workspace_files(language, importer, text, files, want):
+    found = {e["module"]: e["path"] for e in agent.related_files(
+        [{"path": importer, "language": language}], lambda p: text, files | {importer})}
+    assert found == want
+
+
+def test_follow_ups_suggest_filters_from_facets_and_help_when_nothing_matched():
+    facets = {"language": [{"value": "python", "count": 8}, {"value": "go", "count": 2}],
+              "folder": [{"value": "app", "count": 7}, {"value": "services", "count": 3}],
+              "kind": [{"value": "method", "count": 6}, {"value": "function", "count": 4}]}
+    ups = agent.follow_ups("retry", "hybrid", facets, 10, semantic_ready=True, expanded=False)
+    queries = [u["query"] for u in ups]
+    assert "lang:python retry" in queries and "path:app/** retry" in queries and "kind:function retry" in queries
+    none = agent.follow_ups("zzz", "lexical", {}, 0, semantic_ready=True, expanded=False)
+    assert [u["options"] for u in none] == ["expand", "mode=semantic", "fuzzy"]
+
+
+@pytest.fixture
+async def served(workspace: Path, _isolated_index: Path):
+    (workspace / "app/service.py").write_text(
+        "from .repository import UserRepository\nfrom app.http import HttpRetryPolicy\nimport json\n\n\n"
+        "def load_user_profile(repo: UserRepository, user_id):\n    return repo.get_user_by_id(user_id)\n")
+    client = await start(workspace, _isolated_index, "visual-studio-code")
+    await wait_for_progress_end(client)
+    yield client
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def test_agent_options_over_stdio(served: LanguageClient):
+    r = await served.protocol.send_request_async("sylk/search", {
+        "query": "loadUserProfile", "mode": "lexical", "expand": True, "groupBy": "file",
+        "relatedFiles": True, "followUps": True, "summary": True, "limit": 10})
+    assert list(r.expandedTerms)[:3] == ["load", "user", "profile"]
+    paths = [h.path for h in r.hits]
+    assert paths[0] == "app/service.py"
+    assert len(paths) > 1  # the expanded words find more than the one identifier
+    groups = {g.value: list(g.hits) for g in r.groups}
+    assert groups["app/service.py"][0] == 0 and sum(len(v) for v in groups.values()) == len(paths)
+    related = {f.path: f for f in r.relatedFiles if f.path}
+    assert "app/repository.py" in related and "app/http.py" in related
+    assert "app/service.py" in related["app/repository.py"].importedBy
+    assert any(f.path is None and f.module == "json" for f in r.relatedFiles)
+    assert r.summary.returned == len(paths) and r.summary.files == len(set(paths))
+    assert r.summary.topFiles[0].path in paths
+    assert isinstance(list(r.followUps), list)
+    with pytest.raises(JsonRpcException, match="groupBy"):
+        await served.protocol.send_request_async("sylk/search", {"query": "x", "groupBy": "colour"})
