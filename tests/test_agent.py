@@ -107,3 +107,47 @@ async def test_agent_options_over_stdio(served: LanguageClient):
     assert isinstance(list(r.followUps), list)
     with pytest.raises(JsonRpcException, match="groupBy"):
         await served.protocol.send_request_async("sylk/search", {"query": "x", "groupBy": "colour"})
+
+
+@pytest.mark.parametrize(("kind", "name", "container", "path", "want"), [
+    ("class", "UserRepository", "", "app/repository.py", ("repository",)),
+    ("method", "get_user_by_id", "UserRepository", "app/repository.py", ("repository",)),
+    ("function", "test_backoff", "", "tests/test_http.py", ("test",)),
+    ("function", "helper", "", "pkg/thing_test.go", ("test",)),
+    ("method", "HandlesEmptyCart", "CartSpec", "web/src/cart.js", ("test",)),
+    ("class", "OrderService", "", "dotnet/OrderProcessor.cs", ("service",)),
+    ("function", "handle_webhook", "", "app/hooks.py", ("handler",)),
+    ("class", "CheckoutController", "", "web/checkout.ts", ("handler",)),
+    ("class", "MigrateCommand", "", "cli/migrate.py", ("command",)),
+    ("class", "OpenInvoicesQuery", "", "billing/queries.py", ("query",)),
+    ("class", "InvoiceModel", "", "billing/models.py", ("entity",)),
+    ("function", "restore", "", "app/backup.py", ()),
+    ("function", "once", "", "web/util.js", ()),
+])
+def test_roles_from_names_and_paths(kind, name, container, path, want):
+    from sylk.roles import roles_of
+
+    assert roles_of(kind, name, container, path) == want
+
+
+def test_roles_filter_holds_and_unknown_roles_are_named(workspace: Path):
+    from sylk.config import Settings
+    from sylk.indexer import Workspace
+    from sylk.query import SearchRequest
+
+    ws = Workspace(workspace, Settings())
+    ws.index()
+    req = request_from_params({"query": "user", "mode": "lexical", "filters": {"roles": ["repository"]}, "limit": 50})
+    hits = ws.search(req).hits
+    from sylk.roles import roles_of
+
+    assert all("repository" in roles_of(h.kind, h.symbol, h.container, h.path) for h in hits)
+    names = {h.symbol for h in hits}
+    assert {"UserRepository", "get_user_by_id"} <= names and "User" not in names
+    assert "SessionStore" in names  # a store is repository code too
+    inline = request_from_params({"query": "role:repository user", "mode": "lexical"})
+    assert inline.filters.roles == ("repository",) and inline.query == "user"
+    with pytest.raises(QueryError, match="filters.roles: unknown role 'helper'"):
+        request_from_params({"query": "x", "filters": {"roles": ["helper"]}})
+    assert ws.search(SearchRequest("user", "lexical")).hits  # without the filter: more than the repository
+    ws.close()

@@ -163,7 +163,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
     filters = Filters(languages=tuple(args.lang or ()), paths=tuple(args.glob or ()), kinds=tuple(args.kind or ()),
-                      types=tuple(args.type or ())).merged(inline)
+                      types=tuple(args.type or ()), roles=tuple(args.role or ())).merged(inline)
     req = SearchRequest(query=text, mode=args.mode, limit=args.limit, offset=args.offset, filters=filters,
                         fuzzy=args.fuzzy, facets=args.facets, context_lines=args.context)
     ws = _open(root)
@@ -364,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
     p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
     p.add_argument("--type", action="append", choices=("source_code", "markdown", "config", "text"))
+    p.add_argument("--role", action="append", choices=("test", "repository", "service", "handler", "command",
+                                                       "query", "entity"),
+                   help="only code with this role, told by names and paths (repeatable)")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--context", type=int, default=2, help="lines of context around the match")

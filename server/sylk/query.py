@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from .agent import GROUP_BY, expand_terms
+from .roles import ROLES
 
 MODES = ("hybrid", "lexical", "semantic")
 TYPES = ("source_code", "markdown", "config", "text")
@@ -34,6 +35,7 @@ class Filters:
     kinds: tuple[str, ...] = ()
     min_lines: int | None = None
     max_lines: int | None = None
+    roles: tuple[str, ...] = ()  # roles.ROLES
 
     def merged(self, other: Filters) -> Filters:
         return Filters(
@@ -43,6 +45,7 @@ class Filters:
             kinds=self.kinds + other.kinds,
             min_lines=other.min_lines if other.min_lines is not None else self.min_lines,
             max_lines=other.max_lines if other.max_lines is not None else self.max_lines,
+            roles=self.roles + other.roles,
         )
 
     @property
@@ -79,14 +82,15 @@ class SearchRequest:
     summary: bool = False
 
 
-_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|minlines|maxlines):("[^"]*"|\S+)')
-_INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", "path": "paths", "kind": "kinds"}
+_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|role|minlines|maxlines):("[^"]*"|\S+)')
+_INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", "path": "paths", "kind": "kinds",
+                 "role": "roles"}
 
 
 def parse_inline(query: str) -> tuple[str, Filters]:
     """``lang:python path:src/** kind:function retry backoff`` -> ("retry backoff", filters).
     Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``)."""
-    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": []}
+    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": [], "roles": []}
     bounds: dict[str, int] = {}
 
     def take(m: re.Match[str]) -> str:
@@ -103,6 +107,7 @@ def parse_inline(query: str) -> tuple[str, Filters]:
     filters = Filters(
         languages=tuple(found["languages"]), types=tuple(found["types"]), paths=tuple(found["paths"]),
         kinds=tuple(found["kinds"]), min_lines=bounds.get("minlines"), max_lines=bounds.get("maxlines"),
+        roles=_roles("role", found["roles"]),
     )
     return " ".join(rest.split()), filters
 
@@ -118,6 +123,13 @@ def rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], k: int = RR
     for doc in (d for r in rankings for d in r):
         order.setdefault(doc, len(order))
     return sorted(scores.items(), key=lambda t: (-t[1], order[t[0]]))
+
+
+def _roles(field: str, values: Sequence[str]) -> tuple[str, ...]:
+    bad = [r for r in values if r not in ROLES]
+    if bad:
+        raise QueryError(field, f"unknown role {bad[0]!r}; one of {', '.join(ROLES)}")
+    return tuple(values)
 
 
 def _strings(field: str, value: Any) -> tuple[str, ...]:
@@ -156,7 +168,7 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
     raw = {} if raw is None else raw
     if not isinstance(raw, Mapping):
         raise QueryError("filters", "expected an object")
-    known = {"languages", "types", "paths", "kinds", "minLines", "maxLines"}
+    known = {"languages", "types", "paths", "kinds", "minLines", "maxLines", "roles"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
@@ -171,6 +183,7 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
         kinds=_strings("filters.kinds", raw.get("kinds")),
         min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
         max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
+        roles=_roles("filters.roles", _strings("filters.roles", raw.get("roles"))),
     )
     w = params.get("weights")
     w = {} if w is None else w

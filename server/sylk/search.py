@@ -24,6 +24,7 @@ import pathspec
 from .lexical import ChunkHit, LexicalIndex
 from .manifest import ChunkRecord, Manifest
 from .positions import utf16_len
+from .roles import roles_of
 from .query import Filters, SearchRequest, rrf
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
@@ -105,7 +106,8 @@ class HybridSearch:
             records.update(self.manifest.chunks_by_id([h.id for h in hits]))
             for h in hits:
                 rec = records.get(h.id)
-                if rec is not None and (paths is None or paths.match_file(rec.path)):
+                if rec is not None and (paths is None or paths.match_file(rec.path)) and \
+                        (not req.filters.roles or _has_role(rec, req.filters.roles)):
                     lexical_ids.append(h.id)
         if req.mode in ("hybrid", "semantic") and req.query.strip():
             if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
@@ -148,7 +150,7 @@ class HybridSearch:
         query = self.lexical.build_query(text, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
                                          kinds=f.kinds, min_lines=f.min_lines, max_lines=f.max_lines)
         # path globs are applied afterwards: fetch more when they may drop candidates
-        return self.lexical.search_chunks(query, pool * (4 if f.paths else 1))
+        return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles else 1))
 
     def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
                   records: dict[int, ChunkRecord]) -> tuple[list[int], dict[int, float]]:
@@ -250,7 +252,13 @@ def _passes(rec: ChunkRecord, f: Filters, paths: pathspec.PathSpec | None) -> bo
         return False
     if f.max_lines is not None and n > f.max_lines:
         return False
+    if f.roles and not _has_role(rec, f.roles):
+        return False
     return paths is None or paths.match_file(rec.path)
+
+
+def _has_role(rec: ChunkRecord, roles: Sequence[str]) -> bool:
+    return any(r in roles for r in roles_of(rec.kind, rec.symbol, rec.container, rec.path))
 
 
 def _facets(records: Sequence[ChunkRecord]) -> dict[str, list[tuple[str, int]]]:

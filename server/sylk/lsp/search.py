@@ -12,6 +12,7 @@ import attrs
 from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import agent
+from ..roles import roles_of
 from ..query import QueryError, SearchRequest, Weights, request_from_params
 from ..search import SearchResult
 from . import convert
@@ -39,6 +40,7 @@ def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
             "kind": h.kind,
             "symbol": h.symbol,
             "containerName": h.container,
+            "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
             "score": h.score,
             "lexicalRank": h.lexical_rank,
             "semanticRank": h.semantic_rank,
