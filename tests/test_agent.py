@@ -35,8 +35,6 @@ def test_group_by_keeps_the_order_of_each_groups_best_hit():
 def test_request_options_are_validated_naming_the_field():
     with pytest.raises(QueryError, match="groupBy"):
         request_from_params({"query": "x", "groupBy": "colour"})
-    with pytest.raises(QueryError, match="author needs git metadata"):
-        request_from_params({"query": "x", "groupBy": "author"})
     with pytest.raises(QueryError, match="relatedFiles"):
         request_from_params({"query": "x", "relatedFiles": "yes"})
     req = request_from_params({"query": "retryPolicy", "expand": True, "summary": True})

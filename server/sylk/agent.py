@@ -18,7 +18,7 @@ from typing import Any
 
 from .symbol_search import split_words
 
-GROUP_BY = ("file", "language", "folder", "kind")
+GROUP_BY = ("file", "language", "folder", "kind", "author")
 
 # A small table of words that name the same idea in code. Both directions are looked up.
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -97,6 +97,7 @@ _KEYS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "language": lambda h: h.get("language") or "text",
     "folder": lambda h: _folder(h["path"]),
     "kind": lambda h: h.get("kind") or "",
+    "author": lambda h: h.get("author") or "(no git metadata)",
 }
 
 

@@ -88,3 +88,81 @@ def changed_between(root: Path, old: str, new: str, prefix: str) -> list[str] | 
     if out is None:
         return None
     return _relative([p for p in out.decode("utf-8", "surrogateescape").split("\0") if p], prefix)
+
+
+@attrs.frozen
+class FileCommit:
+    commit: str
+    author: str
+    time: int  # commit time, seconds since the epoch
+
+
+MAX_COMMITS = 20_000  # history walked for per-file metadata; older files stay without it
+
+
+def tracked_files(root: Path, prefix: str) -> set[str] | None:
+    """Workspace-relative paths git tracks under ``root``."""
+    out = _git(root, "ls-files", "-z", "--", ".")
+    if out is None:
+        return None
+    # ls-files prints paths relative to the current directory (the root)
+    return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+def last_commits(root: Path, prefix: str, wanted: set[str], max_commits: int = MAX_COMMITS) -> dict[str, FileCommit]:
+    """The last commit that touched each of ``wanted`` (workspace-relative paths), from one
+    ``git log`` walk that stops once all are found (or after ``max_commits``)."""
+    exe = shutil.which("git")
+    if exe is None or not wanted:
+        return {}
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    args = [exe, "-C", str(root), "log", "-z", "--no-renames", "--name-only", "--no-merges",
+            f"--max-count={max_commits}", "--format=%x01%H%x1f%an%x1f%ct", "--", "."]
+    found: dict[str, FileCommit] = {}
+    left = set(wanted)
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                env=env)
+    except OSError:
+        return {}
+    assert proc.stdout is not None
+    n = len(prefix)
+    buf = b""
+
+    def take(record: bytes) -> None:
+        head, _, names = record.partition(b"\0")
+        fields = head.decode("utf-8", "replace").split("\x1f")
+        if len(fields) != 3:
+            return
+        try:
+            info = FileCommit(fields[0], fields[1], int(fields[2]))
+        except ValueError:
+            return
+        for raw in names.lstrip(b"\n").split(b"\0"):
+            name = raw.decode("utf-8", "surrogateescape")
+            if name.startswith(prefix):
+                rel = name[n:]
+                if rel in left:
+                    left.discard(rel)
+                    found[rel] = info
+    try:
+        while left:
+            block = proc.stdout.read(1 << 16)
+            if not block:
+                break
+            buf += block
+            records = buf.split(b"\x01")
+            buf = records.pop()  # possibly incomplete
+            for record in records:
+                if record:
+                    take(record)
+        if not left:
+            return found
+        if buf:
+            take(buf)
+        return found
+    finally:
+        proc.kill()
+        proc.wait()

@@ -55,6 +55,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     embedded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+-- The last commit that touched each file (gitsync.last_commits), for filters and facets.
+CREATE TABLE IF NOT EXISTS git_files (
+    path TEXT PRIMARY KEY,
+    commit_id TEXT NOT NULL,
+    author TEXT NOT NULL,
+    time INTEGER NOT NULL
+);
 
 """
 
@@ -224,6 +231,38 @@ class Manifest:
         with self._lock:
             return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
                 "SELECT path, size, mtime_ns, reason FROM skipped WHERE size >= 0")}
+
+    # git ----------------------------------------------------------------
+    def set_git_files(self, rows: Iterable[tuple[str, str, str, int]], *, replace_all: bool = False) -> None:
+        """(path, commit, author, time) of files; ``replace_all`` forgets every other file's."""
+        with self._lock:
+            self._generation += 1
+            db = self._db
+            if db.in_transaction:
+                db.execute("COMMIT")
+            db.execute("BEGIN")
+            try:
+                if replace_all:
+                    db.execute("DELETE FROM git_files")
+                db.executemany("INSERT OR REPLACE INTO git_files VALUES (?, ?, ?, ?)", rows)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def git_files(self) -> dict[str, tuple[str, str, int]]:
+        """path -> (commit, author, time) of the indexed files git knows."""
+        with self._lock:
+            return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
+                "SELECT g.path, g.commit_id, g.author, g.time FROM git_files g JOIN files f ON f.path = g.path")}
+
+    def git_lookup(self) -> dict[str, tuple[str, str, int]]:
+        """git_files(), cached until the next write; callers must not change it."""
+        with self._lock:
+            hit = self._cached.get("git")
+            if hit is None or hit[0] != self._generation:
+                hit = self._cached["git"] = (self._generation, self.git_files())  # type: ignore[assignment]
+            return hit[1]  # type: ignore[return-value]
 
     # symbols ----------------------------------------------------------
     def symbols_of(self, path: str) -> list[Symbol] | None:

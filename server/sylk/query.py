@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from .agent import GROUP_BY, expand_terms
+from .gitmeta import parse_time
 from .roles import ROLES
 
 MODES = ("hybrid", "lexical", "semantic")
@@ -36,6 +37,14 @@ class Filters:
     min_lines: int | None = None
     max_lines: int | None = None
     roles: tuple[str, ...] = ()  # roles.ROLES
+    # git metadata (gitmeta.py): files whose last commit is by one of these authors / in this window
+    authors: tuple[str, ...] = ()
+    modified_after: int | None = None  # seconds since the epoch
+    modified_before: int | None = None
+
+    @property
+    def needs_git(self) -> bool:
+        return bool(self.authors) or self.modified_after is not None or self.modified_before is not None
 
     def merged(self, other: Filters) -> Filters:
         return Filters(
@@ -46,6 +55,9 @@ class Filters:
             min_lines=other.min_lines if other.min_lines is not None else self.min_lines,
             max_lines=other.max_lines if other.max_lines is not None else self.max_lines,
             roles=self.roles + other.roles,
+            authors=self.authors + other.authors,
+            modified_after=other.modified_after if other.modified_after is not None else self.modified_after,
+            modified_before=other.modified_before if other.modified_before is not None else self.modified_before,
         )
 
     @property
@@ -82,15 +94,15 @@ class SearchRequest:
     summary: bool = False
 
 
-_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|role|minlines|maxlines):("[^"]*"|\S+)')
+_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|role|author|minlines|maxlines):("[^"]*"|\S+)')
 _INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", "path": "paths", "kind": "kinds",
-                 "role": "roles"}
+                 "role": "roles", "author": "authors"}
 
 
 def parse_inline(query: str) -> tuple[str, Filters]:
     """``lang:python path:src/** kind:function retry backoff`` -> ("retry backoff", filters).
     Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``)."""
-    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": [], "roles": []}
+    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": [], "roles": [], "authors": []}
     bounds: dict[str, int] = {}
 
     def take(m: re.Match[str]) -> str:
@@ -107,7 +119,7 @@ def parse_inline(query: str) -> tuple[str, Filters]:
     filters = Filters(
         languages=tuple(found["languages"]), types=tuple(found["types"]), paths=tuple(found["paths"]),
         kinds=tuple(found["kinds"]), min_lines=bounds.get("minlines"), max_lines=bounds.get("maxlines"),
-        roles=_roles("role", found["roles"]),
+        roles=_roles("role", found["roles"]), authors=tuple(found["authors"]),
     )
     return " ".join(rest.split()), filters
 
@@ -123,6 +135,15 @@ def rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], k: int = RR
     for doc in (d for r in rankings for d in r):
         order.setdefault(doc, len(order))
     return sorted(scores.items(), key=lambda t: (-t[1], order[t[0]]))
+
+
+def _time(field: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_time(field, value)
+    except ValueError as exc:
+        raise QueryError(field, str(exc).split(": ", 1)[1]) from None
 
 
 def _roles(field: str, values: Sequence[str]) -> tuple[str, ...]:
@@ -168,7 +189,8 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
     raw = {} if raw is None else raw
     if not isinstance(raw, Mapping):
         raise QueryError("filters", "expected an object")
-    known = {"languages", "types", "paths", "kinds", "minLines", "maxLines", "roles"}
+    known = {"languages", "types", "paths", "kinds", "minLines", "maxLines", "roles", "authors", "modifiedAfter",
+             "modifiedBefore"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
@@ -184,6 +206,9 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
         min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
         max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
         roles=_roles("filters.roles", _strings("filters.roles", raw.get("roles"))),
+        authors=_strings("filters.authors", raw.get("authors")),
+        modified_after=_time("filters.modifiedAfter", raw.get("modifiedAfter")),
+        modified_before=_time("filters.modifiedBefore", raw.get("modifiedBefore")),
     )
     w = params.get("weights")
     w = {} if w is None else w
@@ -199,8 +224,7 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
             raise QueryError(flag, "expected true or false")
     group_by = params.get("groupBy")
     if group_by is not None and group_by not in GROUP_BY:
-        hint = "; author needs git metadata, which Sylk does not index yet" if group_by == "author" else ""
-        raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}{hint}")
+        raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}")
     expand = bool(params.get("expand", False))
     return SearchRequest(
         query=text,

@@ -66,6 +66,8 @@ class Hit:
     snippet: str = ""
     snippet_line: int = 0  # first line of the snippet (0-based)
     highlights: tuple[tuple[int, int, int], ...] = ()  # (line, start, end), UTF-16 columns
+    author: str = ""  # of the file's last commit (git metadata), "" when unknown
+    modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
 
 
 @attrs.frozen
@@ -96,6 +98,7 @@ class HybridSearch:
         pool = max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR)
         paths = pathspec.GitIgnoreSpec.from_lines(req.filters.paths) if req.filters.paths else None
         records: dict[int, ChunkRecord] = {}
+        git = self.manifest.git_lookup() if req.filters.needs_git else None
         lexical_ids: list[int] = []
         semantic_ids: list[int] = []
         sem_scores: dict[int, float] = {}
@@ -107,13 +110,14 @@ class HybridSearch:
             for h in hits:
                 rec = records.get(h.id)
                 if rec is not None and (paths is None or paths.match_file(rec.path)) and \
-                        (not req.filters.roles or _has_role(rec, req.filters.roles)):
+                        (not req.filters.roles or _has_role(rec, req.filters.roles)) and \
+                        (git is None or _git_ok(rec, req.filters, git)):
                     lexical_ids.append(h.id)
         if req.mode in ("hybrid", "semantic") and req.query.strip():
             if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
                 message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                semantic_ids, sem_scores = self._semantic(req, pool, paths, records)
+                semantic_ids, sem_scores = self._semantic(req, pool, paths, records, git)
         if req.mode == "lexical":
             fused = [(i, 0.0) for i in lexical_ids]
         elif req.mode == "semantic":
@@ -124,6 +128,7 @@ class HybridSearch:
         lex_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
         sem_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
         page = fused[req.offset:req.offset + req.limit]
+        all_git = git if git is not None else self.manifest.git_lookup()
         words = _query_words(" ".join((req.query, *req.extra_terms)))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
@@ -134,11 +139,15 @@ class HybridSearch:
             elif req.mode == "semantic":
                 score = sem_scores.get(cid, 0.0)
             snippet, first, marks = self._snippet(rec, words, req.context_lines, texts)
+            meta = all_git.get(rec.path)
             out.append(Hit(cid, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
                            rec.start_line, rec.end_line, round(score, 6), lex_rank.get(cid), sem_rank.get(cid),
-                           snippet, first, marks))
+                           snippet, first, marks, meta[1] if meta else "", meta[2] if meta else 0))
         candidates = list(dict.fromkeys(lexical_ids + semantic_ids))  # every candidate of both sides
-        facets = _facets([records[c] for c in candidates]) if req.facets else {}
+        facets = _facets([records[c] for c in candidates], all_git) if req.facets else {}
+        if req.filters.needs_git and not all_git:
+            message = ((message + "; ") if message else "") + \
+                "no git metadata (not a git repository, or git is missing): the author and date filters match nothing"
         total = lexical_total if req.mode == "lexical" and paths is None else len(candidates)
         return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
                             index_state, message)
@@ -150,10 +159,11 @@ class HybridSearch:
         query = self.lexical.build_query(text, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
                                          kinds=f.kinds, min_lines=f.min_lines, max_lines=f.max_lines)
         # path globs are applied afterwards: fetch more when they may drop candidates
-        return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles else 1))
+        return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles or f.needs_git else 1))
 
     def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
-                  records: dict[int, ChunkRecord]) -> tuple[list[int], dict[int, float]]:
+                  records: dict[int, ChunkRecord],
+                  git: dict[str, tuple[str, str, int]] | None) -> tuple[list[int], dict[int, float]]:
         assert self.vectors is not None and self.embedder is not None
         qv = self.embedder.embed_query(req.query)
         k = pool * (4 if not req.filters.empty else 1)
@@ -164,7 +174,8 @@ class HybridSearch:
         scores: dict[int, float] = {}
         for cid, score in found:
             rec = records.get(cid)
-            if rec is None or not _passes(rec, req.filters, paths):
+            if rec is None or not _passes(rec, req.filters, paths) or (git is not None and not _git_ok(
+                    rec, req.filters, git)):
                 continue
             out.append(cid)
             scores[cid] = score
@@ -261,8 +272,23 @@ def _has_role(rec: ChunkRecord, roles: Sequence[str]) -> bool:
     return any(r in roles for r in roles_of(rec.kind, rec.symbol, rec.container, rec.path))
 
 
-def _facets(records: Sequence[ChunkRecord]) -> dict[str, list[tuple[str, int]]]:
+def _git_ok(rec: ChunkRecord, f: Filters, git: dict[str, tuple[str, str, int]]) -> bool:
+    """The git filters: a file without metadata (untracked, or no git) never passes them."""
+    meta = git.get(rec.path)
+    if meta is None:
+        return False
+    if f.authors and meta[1] not in f.authors:
+        return False
+    if f.modified_after is not None and meta[2] < f.modified_after:
+        return False
+    return f.modified_before is None or meta[2] < f.modified_before
+
+
+def _facets(records: Sequence[ChunkRecord],
+            git: dict[str, tuple[str, str, int]] | None = None) -> dict[str, list[tuple[str, int]]]:
     counters = {"language": Counter(), "type": Counter(), "kind": Counter(), "folder": Counter()}
+    if git:
+        counters["author"] = Counter(git[r.path][1] for r in records if r.path in git)
     for r in records:
         counters["language"][r.language or "text"] += 1
         counters["type"][r.type] += 1

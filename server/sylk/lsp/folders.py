@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .. import config
+from .. import config, gitmeta
 from ..indexer import IndexError_, IndexReport, Progress, Workspace
 from ..watch import Watcher
 
@@ -134,6 +134,10 @@ class Folder:
         server, engine = self.server, self.engine
         if engine is None or self.cancel.is_set():
             return
+        try:  # cheap when HEAD did not move; here, off the indexing thread
+            gitmeta.update(engine)
+        except Exception as exc:  # metadata is optional: never stop embedding for it
+            log.warning("git metadata not updated: %s", exc)
         note = engine.load_semantic()
         if note and not self.settings.embedding.enabled:  # the user's choice: no pop-up
             server.log(f"Sylk: {self.name}: {note}")

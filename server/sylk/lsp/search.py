@@ -41,6 +41,8 @@ def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
             "symbol": h.symbol,
             "containerName": h.container,
             "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
+            "author": h.author or None,
+            "modified": h.modified or None,
             "score": h.score,
             "lexicalRank": h.lexical_rank,
             "semanticRank": h.semantic_rank,

@@ -1,0 +1,68 @@
+"""Per-file git metadata (last commit, author, commit time) kept in the manifest.
+
+Refreshed when HEAD moves: only the files changed between the commit seen last and
+HEAD are looked up, with one ``git log`` walk that stops once all are found
+(gitsync.last_commits). Without git, or outside a repository, there is none and
+every git filter and facet is simply absent.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from . import gitsync, scan
+
+if TYPE_CHECKING:
+    from .indexer import Workspace
+
+META_HEAD = "git_meta_head"
+
+
+def update(ws: Workspace) -> int:
+    """Bring the metadata up to date with HEAD; returns how many files were looked up."""
+    if not ws.writable or scan._find_git(str(ws.root)) is None:
+        return 0
+    git = gitsync.state(ws.root)
+    if git is None:
+        return 0
+    manifest = ws.manifest
+    old = manifest.get_meta(META_HEAD)
+    if old == git.head:
+        return 0
+    tracked = gitsync.tracked_files(ws.root, git.prefix)
+    if tracked is None:
+        return 0
+    indexed = set(manifest.files())
+    known = manifest.git_files()
+    candidates = tracked & indexed
+    changed = gitsync.changed_between(ws.root, old, git.head, git.prefix) if old else None
+    replace_all = changed is None
+    if replace_all:
+        wanted = candidates
+    else:  # what HEAD changed, and what was indexed since without metadata
+        wanted = (set(changed) & candidates) | (candidates - set(known))
+    found = gitsync.last_commits(ws.root, git.prefix, wanted)
+    manifest.set_git_files(((p, c.commit, c.author, c.time) for p, c in found.items()), replace_all=replace_all)
+    manifest.set_meta(**{META_HEAD: git.head})
+    return len(wanted)
+
+
+def parse_time(field: str, value: object) -> int:
+    """Seconds since the epoch from a number or an ISO date / date-time (UTC unless it
+    says otherwise); ValueError names the field."""
+    if isinstance(value, bool):
+        raise ValueError(f"{field}: expected a date (2024-05-31) or seconds since the epoch, got {value!r}")
+    if isinstance(value, (int, float)):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if when.tzinfo is None:
+                return calendar.timegm(when.timetuple())
+            return int(when.timestamp())
+    raise ValueError(f"{field}: expected a date (2024-05-31) or seconds since the epoch, got {value!r}")
