@@ -108,6 +108,43 @@ async def test_group_by_author_over_stdio(repo: Path, _isolated_index: Path):
         assert set(by["Bob Stone"]) == {"app/http.py"}
         assert "Ann Lee" in by and "app/http.py" not in by["Ann Lee"]
         assert all(h.author in ("Ann Lee", "Bob Stone") and h.modified for h in r.hits)
+        c = await client.protocol.send_request_async("sylk/search", {
+            "query": "type:git_commit retry jitter"})
+        top = c.hits[0]
+        assert (top.type, top.snippet, top.author) == ("git_commit", "retry jitter", "Bob Stone")
+        assert len(top.commit.sha) == 40 and list(top.commit.files) == ["app/http.py"] and top.range is None
+        assert top.uri.endswith("/app/http.py")
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+def test_commit_messages_are_searchable_as_git_commit_documents(repo: Path):
+    ws = Workspace(repo, Settings())
+    ws.index()
+    gitmeta.update(ws)
+    r = ws.search(request_from_params({"query": "when did we change the retry jitter",
+                                       "filters": {"types": ["git_commit"]}}))
+    assert r.hits and r.hits[0].type == "git_commit"
+    top = r.hits[0]
+    assert top.snippet == "retry jitter" and top.author == "Bob Stone" and top.files == ("app/http.py",)
+    # new commits are added incrementally; a rewritten history is read again
+    (repo / "README.md").write_text("# Retry budget notes\n")
+    commit(repo, "Ann Lee", JUN, "Document the retry budget", "README.md")
+    ws.index()
+    gitmeta.update(ws)
+    assert ws.manifest.commit_count() == 3
+    r = ws.search(request_from_params({"query": "retry budget", "filters": {"types": ["git_commit"]}}))
+    assert r.hits[0].snippet == "Document the retry budget"
+    by_ann = ws.search(request_from_params({"query": "retry", "filters": {"types": ["git_commit"],
+                                                                          "authors": ["Ann Lee"]}}))
+    assert [h.snippet for h in by_ann.hits] == ["Document the retry budget"]
+    subprocess.run(["git", "-C", str(repo), "reset", "-q", "--hard", "HEAD~1"], check=True)
+    ws.index()
+    gitmeta.update(ws)
+    assert ws.manifest.commit_count() == 2  # the dropped commit left with the rewrite
+    # mixed with code: both kinds of hits in one ranking
+    mixed = ws.search(request_from_params({"query": "jitter", "mode": "lexical",
+                                           "filters": {"types": ["git_commit", "source_code"]}}))
+    assert {h.type for h in mixed.hits} == {"git_commit", "source_code"}
+    ws.close()

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .indexer import Workspace
 
 META_HEAD = "git_meta_head"
+COMMITS_HEAD = "git_commits_head"
 
 
 def update(ws: Workspace) -> int:
@@ -45,8 +46,26 @@ def update(ws: Workspace) -> int:
         wanted = (set(changed) & candidates) | (candidates - set(known))
     found = gitsync.last_commits(ws.root, git.prefix, wanted)
     manifest.set_git_files(((p, c.commit, c.author, c.time) for p, c in found.items()), replace_all=replace_all)
+    update_commits(ws, git)
     manifest.set_meta(**{META_HEAD: git.head})
     return len(wanted)
+
+
+def update_commits(ws: Workspace, git: gitsync.GitState) -> int:
+    """Index the messages of the commits since the last run (``git_commit`` documents); all
+    of them again when history was rewritten (the old HEAD is no longer an ancestor)."""
+    manifest = ws.manifest
+    old = manifest.get_meta(COMMITS_HEAD)
+    if old == git.head:
+        return 0
+    fresh = not old or not gitsync.is_ancestor(ws.root, old, git.head)
+    found = gitsync.commits(ws.root, git.prefix, None if fresh else old, git.head)
+    if found is None:
+        return 0
+    rows = ((c.sha, c.author, c.time, c.message, "\n".join(c.files)) for c in found)
+    if manifest.add_commits(rows, replace_all=fresh):
+        manifest.set_meta(**{COMMITS_HEAD: git.head})
+    return len(found)
 
 
 def parse_time(field: str, value: object) -> int:

@@ -166,3 +166,43 @@ def last_commits(root: Path, prefix: str, wanted: set[str], max_commits: int = M
     finally:
         proc.kill()
         proc.wait()
+
+
+@attrs.frozen
+class Commit:
+    sha: str
+    author: str
+    time: int
+    message: str
+    files: tuple[str, ...]  # workspace-relative paths it touched
+
+
+def commits(root: Path, prefix: str, since: str | None, head: str, max_commits: int = MAX_COMMITS) -> list[Commit] | None:
+    """Commits reachable from ``head`` and not from ``since`` (all, up to ``max_commits``,
+    when ``since`` is None) that touched the workspace, newest first; None if git cannot tell."""
+    span = f"{since}..{head}" if since else head
+    out = _git(root, "log", "-z", "--no-renames", "--name-only", f"--max-count={max_commits}",
+               "--format=%x01%H%x1f%an%x1f%ct%x1f%B%x1d", span, "--", ".")
+    if out is None:
+        return None
+    n = len(prefix)
+    found: list[Commit] = []
+    for record in out.split(b"\x01"):
+        head_part, sep, names = record.partition(b"\x1d")
+        if not sep:
+            continue
+        fields = head_part.decode("utf-8", "replace").split("\x1f", 3)
+        if len(fields) != 4:
+            continue
+        try:
+            t = int(fields[2])
+        except ValueError:
+            continue
+        files = tuple(name[n:] for name in (raw.decode("utf-8", "surrogateescape")
+                                            for raw in names.lstrip(b"\0\n").split(b"\0")) if name.startswith(prefix) and len(name) > n)
+        found.append(Commit(fields[0], fields[1], t, fields[3].strip(), files))
+    return found
+
+
+def is_ancestor(root: Path, old: str, new: str) -> bool:
+    return _git(root, "merge-base", "--is-ancestor", old, new) is not None

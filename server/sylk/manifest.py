@@ -154,6 +154,7 @@ class Manifest:
         # counts are asked for on every search: cached until the next write
         self._generation = 0
         self._cached: dict[str, tuple[int, dict[str, int]]] = {}
+        self._fts: bool | None = None  # FTS5 available (the commits table), once known
 
     def close(self) -> None:
         with self._lock:
@@ -255,6 +256,70 @@ class Manifest:
         with self._lock:
             return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
                 "SELECT g.path, g.commit_id, g.author, g.time FROM git_files g JOIN files f ON f.path = g.path")}
+
+    # commits: messages searchable as ``git_commit`` documents (SQLite FTS5) ----------
+    def _commits_table(self) -> bool:
+        """Create the commit table on first use; False when this SQLite has no FTS5."""
+        if self._fts is None:
+            try:
+                self._db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS commits USING fts5("
+                                 "sha UNINDEXED, author, time UNINDEXED, message, files, "
+                                 "tokenize='porter unicode61')")
+                self._fts = True
+            except sqlite3.OperationalError:
+                self._fts = False
+        return self._fts
+
+    def add_commits(self, rows: Iterable[tuple[str, str, int, str, str]], *, replace_all: bool = False) -> bool:
+        """(sha, author, time, message, files joined by newlines); False without FTS5."""
+        with self._lock:
+            if not self._commits_table():
+                return False
+            db = self._db
+            if db.in_transaction:
+                db.execute("COMMIT")
+            db.execute("BEGIN")
+            try:
+                if replace_all:
+                    db.execute("DELETE FROM commits")
+                db.executemany("INSERT INTO commits (sha, author, time, message, files) VALUES (?, ?, ?, ?, ?)", rows)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            self._generation += 1
+            return True
+
+    def search_commits(self, words: Sequence[str], limit: int, authors: Sequence[str] = (),
+                       after: int | None = None, before: int | None = None) -> list[tuple[str, str, int, str, str]]:
+        """Commits whose message, author or files match any of ``words``, best (BM25) first."""
+        terms = [w for w in words if w]
+        if not terms:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in terms)
+        sql = "SELECT sha, author, time, message, files FROM commits WHERE commits MATCH ?"
+        args: list = [match]
+        if authors:
+            sql += f" AND author IN ({','.join('?' * len(authors))})"
+            args += list(authors)
+        if after is not None:
+            sql += " AND CAST(time AS INTEGER) >= ?"
+            args.append(after)
+        if before is not None:
+            sql += " AND CAST(time AS INTEGER) < ?"
+            args.append(before)
+        sql += " ORDER BY rank LIMIT ?"
+        args.append(limit)
+        with self._lock:
+            if not self._commits_table():
+                return []
+            return self._db.execute(sql, args).fetchall()
+
+    def commit_count(self) -> int:
+        with self._lock:
+            if not self._commits_table():
+                return 0
+            return self._db.execute("SELECT count(*) FROM commits").fetchone()[0]
 
     def git_lookup(self) -> dict[str, tuple[str, str, int]]:
         """git_files(), cached until the next write; callers must not change it."""

@@ -16,7 +16,7 @@ from .gitmeta import parse_time
 from .roles import ROLES
 
 MODES = ("hybrid", "lexical", "semantic")
-TYPES = ("source_code", "markdown", "config", "text")
+TYPES = ("source_code", "markdown", "config", "text", "git_commit")
 RRF_K = 60
 
 

@@ -68,6 +68,7 @@ class Hit:
     highlights: tuple[tuple[int, int, int], ...] = ()  # (line, start, end), UTF-16 columns
     author: str = ""  # of the file's last commit (git metadata), "" when unknown
     modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
+    files: tuple[str, ...] = ()  # a git_commit hit: the files the commit touched
 
 
 @attrs.frozen
@@ -94,6 +95,32 @@ class HybridSearch:
         self.semantic_note = semantic_note  # why semantic search is unavailable, if it is
 
     def search(self, req: SearchRequest, index_state: dict[str, Any]) -> SearchResult:
+        """Chunks, and commit messages when the ``git_commit`` type is asked for."""
+        if "git_commit" not in req.filters.types:
+            return self._search_chunks(req, index_state)
+        t0 = time.perf_counter()
+        others = tuple(t for t in req.filters.types if t != "git_commit")
+        f = req.filters
+        rows = self.manifest.search_commits(_query_words(" ".join((req.query, *req.extra_terms))),
+                                            req.offset + req.limit, f.authors, f.modified_after, f.modified_before)
+        commits = [Hit(-1 - i, c_files[0] if c_files else "", "git", "git_commit", "commit", sha, author,
+                       0, 0, round(1.0 / (req.rrf_k + i + 1), 6), i + 1, None, _commit_snippet(message),
+                       0, (), author, int(t), c_files)
+                   for i, (sha, author, t, message, c_files) in enumerate(
+                       (r[0], r[1], r[2], r[3], tuple(x for x in r[4].split("\n") if x)) for r in rows)]
+        if not others:
+            message = None if self.manifest.commit_count() else \
+                "no commits indexed (not a git repository, git is missing, or the history is not read yet)"
+            return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), len(commits),
+                                commits[req.offset:req.offset + req.limit], {}, index_state, message)
+        code = self._search_chunks(attrs.evolve(req, offset=0, limit=req.offset + req.limit,
+                                                filters=attrs.evolve(f, types=others)), index_state)
+        merged = sorted(code.hits + commits, key=lambda h: -h.score)
+        return attrs.evolve(code, hits=merged[req.offset:req.offset + req.limit],
+                            total_hits=code.total_hits + len(commits),
+                            took_ms=round((time.perf_counter() - t0) * 1000, 2))
+
+    def _search_chunks(self, req: SearchRequest, index_state: dict[str, Any]) -> SearchResult:
         t0 = time.perf_counter()
         pool = max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR)
         paths = pathspec.GitIgnoreSpec.from_lines(req.filters.paths) if req.filters.paths else None
@@ -270,6 +297,10 @@ def _passes(rec: ChunkRecord, f: Filters, paths: pathspec.PathSpec | None) -> bo
 
 def _has_role(rec: ChunkRecord, roles: Sequence[str]) -> bool:
     return any(r in roles for r in roles_of(rec.kind, rec.symbol, rec.container, rec.path))
+
+
+def _commit_snippet(message: str, lines: int = 6) -> str:
+    return "\n".join(message.strip().splitlines()[:lines])
 
 
 def _git_ok(rec: ChunkRecord, f: Filters, git: dict[str, tuple[str, str, int]]) -> bool:

@@ -30,6 +30,9 @@ def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
     """A SearchResult of the folder ``root`` as the camelCase JSON the protocol describes."""
     hits = []
     for h in result.hits:
+        if h.type == "git_commit":
+            hits.append(_commit_to_wire(root, h))
+            continue
         hits.append({
             "uri": convert.path_to_uri(root, h.path),
             "path": h.path,
@@ -61,6 +64,15 @@ def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
     if result.message:
         out["message"] = result.message
     return out
+
+
+def _commit_to_wire(root: Path, h: Any) -> dict[str, Any]:
+    """A ``git_commit`` hit: no range of its own; ``uri`` is its first file's."""
+    return {"uri": convert.path_to_uri(root, h.path) if h.path else None, "path": h.path or None,
+            "range": None, "language": None, "type": "git_commit", "kind": "commit", "symbol": h.symbol[:12],
+            "containerName": h.container, "roles": [], "author": h.author, "modified": h.modified,
+            "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": None, "snippet": h.snippet,
+            "snippetRange": None, "highlights": [], "commit": {"sha": h.symbol, "files": list(h.files)}}
 
 
 def merge_wire(parts: list[dict[str, Any]], offset: int, limit: int) -> dict[str, Any]:
