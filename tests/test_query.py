@@ -60,7 +60,7 @@ def test_request_from_params_defaults_and_camel_case():
     pytest.param({"query": "x", "offset": -1}, "offset", id="offset"),
     pytest.param({"query": "x", "filters": []}, "filters", id="filters-type"),
     pytest.param({"query": "x", "filters": {"colour": "red"}}, "filters.colour", id="filters-unknown"),
-    pytest.param({"query": "x", "filters": {"types": ["video"]}}, "filters.types", id="types-value"),
+    pytest.param({"query": "x", "filters": {"types": ["Video files!"]}}, "filters.types", id="types-value"),
     pytest.param({"query": "x", "filters": {"languages": [1]}}, "filters.languages", id="languages-type"),
     pytest.param({"query": "x", "weights": {"lexical": -1}}, "weights.lexical", id="weights"),
     pytest.param({"query": "x", "fuzzy": "yes"}, "fuzzy", id="fuzzy"),

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, config, integrity
+from . import __version__, config, gitmeta, integrity
 from .indexer import IndexError_, Progress, Workspace, clear_index
 
 KIND_WIDTH = 11
@@ -92,6 +92,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             print(f"{root}: repair: {integrity.repair(ws).summary()}")
         report = ws.index(progress=_ProgressBar(), workers=args.workers)
         print(f"{root}: {report.summary()}")
+        gitmeta.update(ws)
         if not args.no_embed:
             _embed(ws)
     finally:
@@ -134,11 +135,9 @@ def cmd_symbols(args: argparse.Namespace) -> int:
     finally:
         ws.close()
     if args.format == "json":
-        print(json.dumps([{
-            "name": h.symbol.name, "kind": h.symbol.kind, "container": h.symbol.container,
-            "path": h.path, "line": h.symbol.selection[0] + 1, "column": h.symbol.selection[1] + 1,
-            "signature": h.symbol.signature,
-        } for h in hits], indent=2))
+        from .symbol_search import symbol_json
+
+        print(json.dumps([symbol_json(h) for h in hits], indent=2))
         return 0
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     for h in hits:
@@ -156,14 +155,24 @@ def cmd_symbols(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from .query import Filters, QueryError, SearchRequest, parse_inline
+    from .search import result_json
 
     root = _root(args.path)
     try:
         text, inline = parse_inline(args.query)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
+    from .gitmeta import parse_time
+
+    try:
+        after = parse_time("--after", args.after) if args.after else None
+        before = parse_time("--before", args.before) if args.before else None
+    except ValueError as exc:
+        raise CliError(str(exc), 2) from exc
     filters = Filters(languages=tuple(args.lang or ()), paths=tuple(args.glob or ()), kinds=tuple(args.kind or ()),
-                      types=tuple(args.type or ()), roles=tuple(args.role or ())).merged(inline)
+                      types=tuple(args.type or ()), roles=tuple(args.role or ()), tags=tuple(args.tag or ()),
+                      authors=tuple(args.author or ()), modified_after=after,
+                      modified_before=before).merged(inline)
     req = SearchRequest(query=text, mode=args.mode, limit=args.limit, offset=args.offset, filters=filters,
                         fuzzy=args.fuzzy, facets=args.facets, context_lines=args.context)
     ws = _open(root)
@@ -177,7 +186,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     finally:
         ws.close()
     if args.format == "json":
-        print(json.dumps(_result_json(result), indent=2, ensure_ascii=False))
+        print(json.dumps(result_json(result), indent=2, ensure_ascii=False))
         return 0 if result.hits else 1
     if args.format == "paths":
         seen: set[str] = set()
@@ -188,6 +197,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0 if result.hits else 1
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     for n, h in enumerate(result.hits, req.offset + 1):
+        if h.type == "git_commit":
+            when = time.strftime("%Y-%m-%d", time.gmtime(h.modified))
+            print(f"{n:>3}. commit {h.symbol[:12]}  {h.author}  {when}  ({', '.join(h.files[:3])}"
+                  f"{' ...' if len(h.files) > 3 else ''})")
+            for line in h.snippet.split("\n"):
+                print(f"            {line}")
+            continue
         title = ".".join(x for x in (h.container, h.symbol) if x) or h.kind
         loc = f"{h.path}:{h.start_line + 1}"
         ranks = " ".join(f"{k}#{v}" for k, v in (("lex", h.lexical_rank), ("sem", h.semantic_rank)) if v)
@@ -221,21 +237,6 @@ def _highlight(line: str, spans: list[tuple[int, int]]) -> str:
         out.append(line[pos:a] + "\x1b[1;33m" + line[a:b] + "\x1b[0m")
         pos = b
     return "".join(out) + line[pos:]
-
-
-def _result_json(result) -> dict:
-    return {
-        "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
-        "hits": [{
-            "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
-            "containerName": h.container, "startLine": h.start_line + 1, "endLine": h.end_line + 1,
-            "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": h.semantic_rank,
-            "snippet": h.snippet, "snippetLine": h.snippet_line + 1,
-        } for h in result.hits],
-        "facets": {k: [{"value": v, "count": c} for v, c in vs] for k, vs in result.facets.items()},
-        "index": result.index,
-        **({"message": result.message} if result.message else {}),
-    }
 
 
 def _human(n: float) -> str:
@@ -316,6 +317,122 @@ def _print_verification(check: integrity.Verification) -> None:
         print("  (another Sylk process is writing this index: some drift may be work in progress)")
 
 
+def _writable(ws: Workspace) -> None:
+    if not ws.writable:
+        raise CliError("another Sylk process (a language server or 'sylk index') is writing this "
+                       "workspace's index; run this again when it is done")
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    """A virtual document from a file or stdin ('-')."""
+    from . import documents
+
+    root = _root(args.path)
+    if args.file == "-":
+        text = sys.stdin.read()
+        default_id = f"{args.type}-{int(time.time() * 1000)}"
+    else:
+        try:
+            text = Path(args.file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise CliError(f"{args.file}: {exc.strerror or exc}", 2) from exc
+        default_id = Path(args.file).name
+    metadata: dict[str, str] = {}
+    for item in args.meta or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CliError(f"--meta {item!r}: expected KEY=VALUE", 2)
+        metadata[key] = value
+    ws = _open(root)
+    try:
+        _writable(ws)
+        try:
+            doc = documents.index_document(ws, args.id or default_id, text, type=args.type, title=args.title or "",
+                                           tags=args.tag or (), metadata=metadata)
+        except documents.DocumentError as exc:
+            raise CliError(str(exc), 2) from exc
+        chunks = len(ws.manifest.chunk_ids([doc.path]))
+        print(f"added {doc.type} {doc.id!r} ({chunks} chunks)")
+        if not args.no_embed:
+            _embed(ws)
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from . import documents
+
+    ws = _open(_root(args.path))
+    try:
+        _writable(ws)
+        if not documents.remove_document(ws, args.id):
+            raise CliError(f"no document {args.id!r} (see 'sylk docs')")
+        print(f"removed {args.id!r}")
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    from . import documents
+
+    ws = _open(_root(args.path), writable=False)
+    try:
+        docs = documents.list_documents(ws)
+    finally:
+        ws.close()
+    if args.format == "json":
+        print(json.dumps([d.summary() for d in docs], indent=2))
+    else:
+        for d in docs:
+            tags = f"  [{', '.join(d.tags)}]" if d.tags else ""
+            print(f"{d.type:<10} {d.id}  {d.title}{tags}")
+    return 0
+
+
+def cmd_tag(args: argparse.Namespace) -> int:
+    from . import documents
+
+    root = _root(args.path)
+    ws = _open(root, writable=args.action != "list")
+    try:
+        if args.action == "list":
+            tagged = ws.manifest.tag_lookup()
+            wanted = set(args.items)
+            for path, tags in sorted(tagged.items()):
+                if not wanted or path in wanted or wanted & set(tags):
+                    print(f"{path}  {', '.join(tags)}")
+            return 0
+        _writable(ws)
+        if len(args.items) < 2:
+            raise CliError(f"sylk tag {args.action} TAG PATH...: a tag and at least one path", 2)
+        tag, paths = args.items[0], [_rel_to(root, p) for p in args.items[1:]]
+        try:
+            n = documents.tag(ws, paths, [tag], remove=args.action == "remove")
+        except documents.DocumentError as exc:
+            raise CliError(str(exc), 2) from exc
+        print(f"{'removed' if args.action == 'remove' else 'added'} tag {tag!r} "
+              f"{'from' if args.action == 'remove' else 'to'} {n} path{'s' if n != 1 else ''}")
+    finally:
+        ws.close()
+    return 0
+
+
+def _rel_to(root: Path, path: str) -> str:
+    """A workspace-relative path from a path given on the command line (relative to the
+    current directory, or already relative to the root, or a document's sylk:/ path)."""
+    if path.startswith("sylk:/"):
+        return path
+    p = Path(path).expanduser()
+    for candidate in (p if p.is_absolute() else Path.cwd() / p, root / p):
+        try:
+            return candidate.resolve().relative_to(root).as_posix()
+        except ValueError:
+            continue
+    raise CliError(f"{path}: not inside {root}", 2)
+
+
 def cmd_clear(args: argparse.Namespace) -> int:
     root = _root(args.path)
     folder = clear_index(root, _settings(root))
@@ -329,6 +446,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not args.stdio and not args.tcp:
         args.stdio = True
     serve(tcp=args.tcp)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import serve  # imports the MCP SDK only here
+
+    root = _root(args.path)
+    serve(root, _settings(root))
     return 0
 
 
@@ -363,10 +488,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", action="append", help="only this language (repeatable)")
     p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
     p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
-    p.add_argument("--type", action="append", choices=("source_code", "markdown", "config", "text"))
+    p.add_argument("--type", action="append",
+                   help="source_code, markdown, config, text, git_commit, or a document type (repeatable)")
     p.add_argument("--role", action="append", choices=("test", "repository", "service", "handler", "command",
                                                        "query", "entity"),
                    help="only code with this role, told by names and paths (repeatable)")
+    p.add_argument("--tag", action="append", help="only files and documents with this user tag (repeatable)")
+    p.add_argument("--author", action="append", help="only files whose last commit is by this author (git)")
+    p.add_argument("--after", help="only files last committed on or after this date (git), e.g. 2024-05-31")
+    p.add_argument("--before", help="only files last committed before this date (git)")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--context", type=int, default=2, help="lines of context around the match")
@@ -391,6 +521,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (default)")
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead (for debugging)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("add", help="index a virtual document (a note, a prompt, a fetched page) from a file or stdin")
+    p.add_argument("file", help="a text file, or - for standard input")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--id", help="the document's id (default: the file name); the same id replaces it")
+    p.add_argument("--type", default="note", help="note, prompt, response, web_page ... (default: note)")
+    p.add_argument("--title", help="a title (searchable)")
+    p.add_argument("--tag", action="append", help="a tag (repeatable)")
+    p.add_argument("--meta", action="append", metavar="KEY=VALUE", help="metadata (repeatable), e.g. url=...")
+    p.add_argument("--no-embed", action="store_true", help="leave the embedding to the next run")
+    p.set_defaults(func=cmd_add)
+
+    p = sub.add_parser("remove", help="remove a virtual document")
+    p.add_argument("id")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser("docs", help="list the virtual documents")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("tag", help="user tags on files and documents: add|remove TAG PATH..., list [PATH|TAG...]")
+    p.add_argument("action", choices=("add", "remove", "list"))
+    p.add_argument("items", nargs="*", metavar="TAG/PATH")
+    p.add_argument("--root", dest="path", help="workspace folder (default: current directory)")
+    p.set_defaults(func=cmd_tag)
+
+    p = sub.add_parser("mcp", help="serve the workspace to agents over the Model Context Protocol (stdio)")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

@@ -85,6 +85,7 @@ class IndexReport:
         return "; ".join(parts)
 
 
+VIRTUAL_PREFIX = "sylk:/"  # documents.PREFIX
 SYNC_META = "sync_state"  # the git state at the last complete run (gitsync), JSON
 MAX_TOUCHED = 5000
 
@@ -413,7 +414,8 @@ class Workspace:
                                      max_file_size=self.settings.max_file_size, matcher=self._matcher())
         plan = self._compare(result.files, self.manifest.files())
         on_disk = {f.rel for f in result.files}
-        plan.deleted = [p for p in plan.known if p not in on_disk]
+        # virtual documents (documents.py) live in the manifest, not on disk
+        plan.deleted = [p for p in plan.known if p not in on_disk and not p.startswith(VIRTUAL_PREFIX)]
         plan.skipped = [(s.rel, s.reason) for s in result.skipped] + plan.skipped
         plan.full, plan.git = True, git
         return plan
@@ -466,7 +468,8 @@ class Workspace:
     def _plan_paths(self, rels: Sequence[str]) -> _Plan:
         """The plan for these root-relative files or folders only (added, changed, deleted,
         newly ignored); the whole tree when one of them is an ignore file."""
-        norm = sorted({r.strip("/") for r in rels if r.strip("/") not in ("", ".")})
+        norm = sorted({r.strip("/") for r in rels if r.strip("/") not in ("", ".")
+                       and not r.startswith(VIRTUAL_PREFIX)})
         if any(r.rpartition("/")[2] in scan.IGNORE_FILES or r == ".git/info/exclude" for r in norm):
             return self._plan_full()
         known = self.manifest.files()

@@ -382,7 +382,14 @@ def _repair_stores(ws: Workspace, drift: StoreDrift) -> list[str]:
             # parsed again as changed files: their documents (if any) go, new ones come
             ws.manifest.invalidate(files)
     if files:
-        ws.index(paths=files)
+        from . import documents
+
+        for path in [f for f in files if documents.is_virtual(f)]:  # their text is in the manifest
+            doc = documents.get(ws, documents.doc_id(path))
+            if doc is not None:
+                documents.index_document(ws, doc.id, doc.text, type=doc.type, title=doc.title, tags=doc.tags,
+                                         metadata=doc.metadata)
+        ws.index(paths=[f for f in files if not documents.is_virtual(f)])
         done.append(f"indexed {_plural(len(files), 'file')} again "
                     f"({_plural(len(drift.missing), 'chunk')} had no text document)")
     if drift.vectors_checked:
@@ -615,6 +622,9 @@ def _disk_drift(ws: Workspace, files: dict) -> tuple[list[str], list[str], list[
             not_indexed.append(f.rel)
         elif src.content_hash != rec.hash:
             changed.append(f.rel)
+    for p, rec in files.items():  # virtual documents (documents.py) live in the manifest, not on disk
+        if p.startswith("sylk:/"):
+            hashes[p] = rec.hash
     gone = sorted(p for p in files if p not in hashes)
     return not_indexed, gone, changed, hashes
 

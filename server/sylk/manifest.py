@@ -55,6 +55,18 @@ CREATE TABLE IF NOT EXISTS chunks (
     embedded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+-- Virtual documents (documents.py): their text lives here; chunks under path 'sylk:/<id>'.
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    title TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created REAL NOT NULL
+);
+-- User tags on files and documents.
+CREATE TABLE IF NOT EXISTS tags (path TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (path, tag));
 -- The last commit that touched each file (gitsync.last_commits), for filters and facets.
 CREATE TABLE IF NOT EXISTS git_files (
     path TEXT PRIMARY KEY,
@@ -256,6 +268,67 @@ class Manifest:
         with self._lock:
             return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
                 "SELECT g.path, g.commit_id, g.author, g.time FROM git_files g JOIN files f ON f.path = g.path")}
+
+    # virtual documents and tags -------------------------------------------
+    def _write(self, statements: Iterable[tuple[str, Sequence]]) -> None:
+        """Run statements in one transaction (letting pending embedded flags through first)."""
+        with self._lock:
+            self._generation += 1
+            db = self._db
+            if db.in_transaction:
+                db.execute("COMMIT")
+            db.execute("BEGIN")
+            try:
+                for sql, args in statements:
+                    db.execute(sql, args)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def put_document(self, id: str, type: str, title: str, tags: str, metadata: str, text: str,
+                     created: float) -> None:
+        self._write([("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      (id, type, title, tags, metadata, text, created))])
+
+    def delete_document(self, id: str) -> bool:
+        with self._lock:
+            existed = self._db.execute("SELECT 1 FROM documents WHERE id=?", (id,)).fetchone() is not None
+        self._write([("DELETE FROM documents WHERE id=?", (id,))])
+        return existed
+
+    def document(self, id: str) -> tuple[str, str, str, str, str, float] | None:
+        """(type, title, tags JSON, metadata JSON, text, created) of a virtual document."""
+        with self._lock:
+            return self._db.execute("SELECT type, title, tags, metadata, text, created FROM documents WHERE id=?",
+                                    (id,)).fetchone()
+
+    def document_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT id FROM documents ORDER BY created, id")]
+
+    def set_tags(self, paths: Sequence[str], tags: Sequence[str], *, replace: bool = False) -> None:
+        statements: list[tuple[str, Sequence]] = []
+        for p in paths:
+            if replace:
+                statements.append(("DELETE FROM tags WHERE path=?", (p,)))
+            statements.extend(("INSERT OR IGNORE INTO tags VALUES (?, ?)", (p, t)) for t in tags)
+        self._write(statements)
+
+    def remove_tags(self, paths: Sequence[str], tags: Sequence[str]) -> None:
+        self._write([("DELETE FROM tags WHERE path=? AND tag=?", (p, t)) for p in paths for t in tags])
+
+    def tag_lookup(self) -> dict[str, tuple[str, ...]]:
+        """path -> tags of the indexed files and documents, cached until the next write."""
+        with self._lock:
+            hit = self._cached.get("tags")
+            if hit is None or hit[0] != self._generation:
+                found: dict[str, list[str]] = {}
+                for path, tag in self._db.execute(
+                        "SELECT t.path, t.tag FROM tags t JOIN files f ON f.path = t.path ORDER BY t.tag"):
+                    found.setdefault(path, []).append(tag)
+                hit = self._cached["tags"] = (self._generation, {p: tuple(ts) for p, ts in found.items()})  # type: ignore[assignment]
+            return hit[1]  # type: ignore[return-value]
 
     # commits: messages searchable as ``git_commit`` documents (SQLite FTS5) ----------
     def _commits_table(self) -> bool:

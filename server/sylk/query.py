@@ -17,6 +17,7 @@ from .roles import ROLES
 
 MODES = ("hybrid", "lexical", "semantic")
 TYPES = ("source_code", "markdown", "config", "text", "git_commit")
+_DOC_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # virtual documents' own types (documents.py)
 RRF_K = 60
 
 
@@ -38,6 +39,7 @@ class Filters:
     max_lines: int | None = None
     roles: tuple[str, ...] = ()  # roles.ROLES
     # git metadata (gitmeta.py): files whose last commit is by one of these authors / in this window
+    tags: tuple[str, ...] = ()  # user tags (documents.tag): any of them
     authors: tuple[str, ...] = ()
     modified_after: int | None = None  # seconds since the epoch
     modified_before: int | None = None
@@ -55,6 +57,7 @@ class Filters:
             min_lines=other.min_lines if other.min_lines is not None else self.min_lines,
             max_lines=other.max_lines if other.max_lines is not None else self.max_lines,
             roles=self.roles + other.roles,
+            tags=self.tags + other.tags,
             authors=self.authors + other.authors,
             modified_after=other.modified_after if other.modified_after is not None else self.modified_after,
             modified_before=other.modified_before if other.modified_before is not None else self.modified_before,
@@ -94,15 +97,15 @@ class SearchRequest:
     summary: bool = False
 
 
-_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|role|author|minlines|maxlines):("[^"]*"|\S+)')
+_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|role|author|tag|minlines|maxlines):("[^"]*"|\S+)')
 _INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", "path": "paths", "kind": "kinds",
-                 "role": "roles", "author": "authors"}
+                 "role": "roles", "author": "authors", "tag": "tags"}
 
 
 def parse_inline(query: str) -> tuple[str, Filters]:
     """``lang:python path:src/** kind:function retry backoff`` -> ("retry backoff", filters).
     Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``)."""
-    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": [], "roles": [], "authors": []}
+    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": [], "roles": [], "authors": [], "tags": []}
     bounds: dict[str, int] = {}
 
     def take(m: re.Match[str]) -> str:
@@ -119,7 +122,7 @@ def parse_inline(query: str) -> tuple[str, Filters]:
     filters = Filters(
         languages=tuple(found["languages"]), types=tuple(found["types"]), paths=tuple(found["paths"]),
         kinds=tuple(found["kinds"]), min_lines=bounds.get("minlines"), max_lines=bounds.get("maxlines"),
-        roles=_roles("role", found["roles"]), authors=tuple(found["authors"]),
+        roles=_roles("role", found["roles"]), authors=tuple(found["authors"]), tags=tuple(found["tags"]),
     )
     return " ".join(rest.split()), filters
 
@@ -190,14 +193,15 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
     if not isinstance(raw, Mapping):
         raise QueryError("filters", "expected an object")
     known = {"languages", "types", "paths", "kinds", "minLines", "maxLines", "roles", "authors", "modifiedAfter",
-             "modifiedBefore"}
+             "modifiedBefore", "tags"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
     types = _strings("filters.types", raw.get("types"))
-    bad = [t for t in types if t not in TYPES]
+    bad = [t for t in types if t not in TYPES and not _DOC_TYPE.match(t)]
     if bad:
-        raise QueryError("filters.types", f"unknown type {bad[0]!r}; one of {', '.join(TYPES)}")
+        raise QueryError("filters.types", f"unknown type {bad[0]!r}; one of {', '.join(TYPES)} "
+                                          "or a document type (note, prompt, ...)")
     filters = Filters(
         languages=_strings("filters.languages", raw.get("languages")),
         types=types,
@@ -206,6 +210,7 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
         min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
         max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
         roles=_roles("filters.roles", _strings("filters.roles", raw.get("roles"))),
+        tags=_strings("filters.tags", raw.get("tags")),
         authors=_strings("filters.authors", raw.get("authors")),
         modified_after=_time("filters.modifiedAfter", raw.get("modifiedAfter")),
         modified_before=_time("filters.modifiedBefore", raw.get("modifiedBefore")),

@@ -27,6 +27,8 @@ from .positions import utf16_len
 from .roles import roles_of
 from .query import Filters, SearchRequest, rrf
 
+VIRTUAL_PREFIX = "sylk:/"  # documents.PREFIX: virtual documents keep their text in the manifest
+
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses only the first FUSE_MIN (at least 3x the page) of each: RRF over long
 # lists lets a chunk ranked ~30th on both sides beat one ranked 1st on one side
@@ -69,6 +71,7 @@ class Hit:
     author: str = ""  # of the file's last commit (git metadata), "" when unknown
     modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
     files: tuple[str, ...] = ()  # a git_commit hit: the files the commit touched
+    tags: tuple[str, ...] = ()  # user tags of the file or document
 
 
 @attrs.frozen
@@ -81,6 +84,24 @@ class SearchResult:
     facets: dict[str, list[tuple[str, int]]]
     index: dict[str, Any]
     message: str | None = None
+
+
+def result_json(result: SearchResult) -> dict[str, Any]:
+    """A SearchResult as JSON for people and agents (``sylk search --format json``, the MCP
+    ``search_code`` tool): camelCase, 1-based lines (the LSP wire form is lsp/search.py's)."""
+    return {
+        "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
+        "hits": [{
+            "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
+            "containerName": h.container, "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
+            "startLine": h.start_line + 1, "endLine": h.end_line + 1,
+            "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": h.semantic_rank,
+            "snippet": h.snippet, "snippetLine": h.snippet_line + 1,
+        } for h in result.hits],
+        "facets": {k: [{"value": v, "count": c} for v, c in vs] for k, vs in result.facets.items()},
+        "index": result.index,
+        **({"message": result.message} if result.message else {}),
+    }
 
 
 class HybridSearch:
@@ -126,6 +147,7 @@ class HybridSearch:
         paths = pathspec.GitIgnoreSpec.from_lines(req.filters.paths) if req.filters.paths else None
         records: dict[int, ChunkRecord] = {}
         git = self.manifest.git_lookup() if req.filters.needs_git else None
+        tagged = self.manifest.tag_lookup() if req.filters.tags else None
         lexical_ids: list[int] = []
         semantic_ids: list[int] = []
         sem_scores: dict[int, float] = {}
@@ -138,13 +160,14 @@ class HybridSearch:
                 rec = records.get(h.id)
                 if rec is not None and (paths is None or paths.match_file(rec.path)) and \
                         (not req.filters.roles or _has_role(rec, req.filters.roles)) and \
-                        (git is None or _git_ok(rec, req.filters, git)):
+                        (git is None or _git_ok(rec, req.filters, git)) and \
+                        (tagged is None or _tags_ok(rec, req.filters, tagged)):
                     lexical_ids.append(h.id)
         if req.mode in ("hybrid", "semantic") and req.query.strip():
             if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
                 message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                semantic_ids, sem_scores = self._semantic(req, pool, paths, records, git)
+                semantic_ids, sem_scores = self._semantic(req, pool, paths, records, git, tagged)
         if req.mode == "lexical":
             fused = [(i, 0.0) for i in lexical_ids]
         elif req.mode == "semantic":
@@ -156,6 +179,7 @@ class HybridSearch:
         sem_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
         page = fused[req.offset:req.offset + req.limit]
         all_git = git if git is not None else self.manifest.git_lookup()
+        all_tags = tagged if tagged is not None else self.manifest.tag_lookup()
         words = _query_words(" ".join((req.query, *req.extra_terms)))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
@@ -169,7 +193,8 @@ class HybridSearch:
             meta = all_git.get(rec.path)
             out.append(Hit(cid, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
                            rec.start_line, rec.end_line, round(score, 6), lex_rank.get(cid), sem_rank.get(cid),
-                           snippet, first, marks, meta[1] if meta else "", meta[2] if meta else 0))
+                           snippet, first, marks, meta[1] if meta else "", meta[2] if meta else 0, (),
+                           all_tags.get(rec.path, ())))
         candidates = list(dict.fromkeys(lexical_ids + semantic_ids))  # every candidate of both sides
         facets = _facets([records[c] for c in candidates], all_git) if req.facets else {}
         if req.filters.needs_git and not all_git:
@@ -186,11 +211,11 @@ class HybridSearch:
         query = self.lexical.build_query(text, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
                                          kinds=f.kinds, min_lines=f.min_lines, max_lines=f.max_lines)
         # path globs are applied afterwards: fetch more when they may drop candidates
-        return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles or f.needs_git else 1))
+        return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles or f.tags or f.needs_git else 1))
 
     def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
-                  records: dict[int, ChunkRecord],
-                  git: dict[str, tuple[str, str, int]] | None) -> tuple[list[int], dict[int, float]]:
+                  records: dict[int, ChunkRecord], git: dict[str, tuple[str, str, int]] | None,
+                  tagged: dict[str, tuple[str, ...]] | None) -> tuple[list[int], dict[int, float]]:
         assert self.vectors is not None and self.embedder is not None
         qv = self.embedder.embed_query(req.query)
         k = pool * (4 if not req.filters.empty else 1)
@@ -202,7 +227,7 @@ class HybridSearch:
         for cid, score in found:
             rec = records.get(cid)
             if rec is None or not _passes(rec, req.filters, paths) or (git is not None and not _git_ok(
-                    rec, req.filters, git)):
+                    rec, req.filters, git)) or (tagged is not None and not _tags_ok(rec, req.filters, tagged)):
                 continue
             out.append(cid)
             scores[cid] = score
@@ -215,7 +240,11 @@ class HybridSearch:
                  cache: dict[str, list[str] | None]) -> tuple[str, int, tuple[tuple[int, int, int], ...]]:
         lines = cache.get(rec.path, ())
         if lines == ():
-            lines = _file_lines(self.root / rec.path)
+            if rec.path.startswith(VIRTUAL_PREFIX):  # a virtual document: its text is in the manifest
+                row = self.manifest.document(rec.path[len(VIRTUAL_PREFIX):])
+                lines = row[4].split("\n") if row else None
+            else:
+                lines = _file_lines(self.root / rec.path)
             cache[rec.path] = lines
         if not lines:
             return "", rec.start_line, ()
@@ -301,6 +330,11 @@ def _has_role(rec: ChunkRecord, roles: Sequence[str]) -> bool:
 
 def _commit_snippet(message: str, lines: int = 6) -> str:
     return "\n".join(message.strip().splitlines()[:lines])
+
+
+def _tags_ok(rec: ChunkRecord, f: Filters, tagged: dict[str, tuple[str, ...]]) -> bool:
+    have = tagged.get(rec.path, ())
+    return any(t in have for t in f.tags)
 
 
 def _git_ok(rec: ChunkRecord, f: Filters, git: dict[str, tuple[str, str, int]]) -> bool:

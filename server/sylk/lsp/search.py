@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,8 +12,9 @@ import attrs
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from .. import agent
+from .. import agent, documents
 from ..roles import roles_of
+from ..search import VIRTUAL_PREFIX
 from ..query import QueryError, SearchRequest, Weights, request_from_params
 from ..search import SearchResult
 from . import convert
@@ -26,15 +28,18 @@ SEARCH = "sylk/search"
 CMD_SEARCH = "sylk.search"
 
 
-def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
-    """A SearchResult of the folder ``root`` as the camelCase JSON the protocol describes."""
+def result_to_wire(root: Path, result: SearchResult,
+                   document: Callable[[str], dict[str, Any] | None] | None = None) -> dict[str, Any]:
+    """A SearchResult of the folder ``root`` as the camelCase JSON the protocol describes;
+    ``document`` tells a virtual document's id, type, title, tags and metadata."""
     hits = []
     for h in result.hits:
         if h.type == "git_commit":
             hits.append(_commit_to_wire(root, h))
             continue
+        virtual = h.path.startswith(VIRTUAL_PREFIX)
         hits.append({
-            "uri": convert.path_to_uri(root, h.path),
+            "uri": None if virtual else convert.path_to_uri(root, h.path),
             "path": h.path,
             "range": {"start": {"line": h.start_line, "character": 0},
                       "end": {"line": h.end_line + 1, "character": 0}},
@@ -46,6 +51,7 @@ def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
             "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
             "author": h.author or None,
             "modified": h.modified or None,
+            "tags": list(h.tags),
             "score": h.score,
             "lexicalRank": h.lexical_rank,
             "semanticRank": h.semantic_rank,
@@ -55,6 +61,9 @@ def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
             "highlights": [{"start": {"line": ln, "character": a}, "end": {"line": ln, "character": b}}
                            for ln, a, b in h.highlights],
         })
+        if virtual:
+            doc_id = h.path[len(VIRTUAL_PREFIX):]
+            hits[-1]["document"] = (document(doc_id) if document else None) or {"id": doc_id}
     out: dict[str, Any] = {
         "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
         "hits": hits,
@@ -64,6 +73,13 @@ def result_to_wire(root: Path, result: SearchResult) -> dict[str, Any]:
     if result.message:
         out["message"] = result.message
     return out
+
+
+def _documents(engine: Workspace) -> Callable[[str], dict[str, Any] | None]:
+    def info(doc_id: str) -> dict[str, Any] | None:
+        doc = documents.get(engine, doc_id)
+        return doc.summary() if doc else None
+    return info
 
 
 def _commit_to_wire(root: Path, h: Any) -> dict[str, Any]:
@@ -154,13 +170,14 @@ def setup(server: SylkServer) -> None:
             req = attrs.evolve(req, facets=True)
         if len(engines) == 1:
             folder, engine = engines[0]
-            out = result_to_wire(folder.root, await loop.run_in_executor(ls.thread_pool, engine.search, req))
+            out = result_to_wire(folder.root, await loop.run_in_executor(ls.thread_pool, engine.search, req),
+                                 _documents(engine))
         else:
             # several folders: each one's first offset+limit hits, merged by score, then the page
             each = attrs.evolve(req, offset=0, limit=req.offset + req.limit)
             results = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, engine.search, each)
                                              for _f, engine in engines))
-            out = merge_wire([result_to_wire(f.root, r) for (f, _e), r in zip(engines, results)],
+            out = merge_wire([result_to_wire(f.root, r, _documents(e)) for (f, e), r in zip(engines, results)],
                              req.offset, req.limit)
         if req.related_files:
             out["relatedFiles"] = await loop.run_in_executor(ls.thread_pool, related_files_of, engines, out["hits"])

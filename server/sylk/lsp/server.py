@@ -333,11 +333,12 @@ def create_server() -> SylkServer:
         await ls.start_indexing("Re-indexing workspace")
         return {"started": True}
 
-    from . import hover, search, symbols
+    from . import documents, hover, search, symbols
 
     symbols.setup(server)
     search.setup(server)
     hover.setup(server)
+    documents.setup(server)
     return server
 
 
