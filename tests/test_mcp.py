@@ -1,0 +1,351 @@
+"""End to end: `sylk mcp` as a subprocess, driven by the MCP SDK's own client over stdio.
+
+Assertions are on what an agent reads: the JSON text of each tool result (the
+structured content must say the same)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+TIMEOUT = 90.0
+TOOLS = {"search_code", "search_symbol", "get_status", "reindex"}
+# Most tests are about symbols and words: the model stays off unless asked for.
+NO_EMBEDDING = "[embedding]\nenabled = false\n"
+
+
+def server_params(workspace: Path, cache: Path) -> StdioServerParameters:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env.pop("SYLK_INDEX_DIR", None)
+    return StdioServerParameters(command=sys.executable, args=["-m", "sylk.cli", "mcp", str(workspace)], env=env)
+
+
+@asynccontextmanager
+async def session(workspace: Path, cache: Path, sylk_toml: str | None = NO_EMBEDDING) -> AsyncIterator[ClientSession]:
+    if sylk_toml is not None:
+        (workspace / ".sylk.toml").write_text(sylk_toml, encoding="utf-8")
+    with anyio.fail_after(TIMEOUT):
+        async with stdio_client(server_params(workspace, cache)) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                yield s
+
+
+async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
+    """A tool's answer as the agent reads it (the JSON text), which must not be an error."""
+    result = await s.call_tool(tool, args)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert not result.is_error, text
+    data = json.loads(text)
+    assert result.structured_content == data
+    return data
+
+
+async def call_error(s: ClientSession, tool: str, **args: Any) -> str:
+    result = await s.call_tool(tool, args)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error, text
+    return text
+
+
+async def wait_until(s: ClientSession, done, what: str) -> dict[str, Any]:
+    """Poll get_status until ``done(status)`` (the server's word, never a sleep-and-hope)."""
+    with anyio.fail_after(TIMEOUT):
+        while True:
+            st = await call(s, "get_status")
+            if done(st):
+                return st
+            await anyio.sleep(0.05)
+
+
+def indexed(st: dict[str, Any]) -> bool:
+    return st["state"] in ("ready", "embedding") and st.get("lastRun") is not None
+
+
+def embedded(st: dict[str, Any]) -> bool:
+    return st["state"] == "ready" and st["embedding"]["state"] == "ready" and st["pending"] == 0 \
+        and st["embedded"] > 0
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
+    async with session(workspace, _isolated_index) as s:
+        assert "search_symbol" in (s.instructions or "")
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert set(tools) == TOOLS
+        code = tools["search_code"]
+        props = code.input_schema["properties"]
+        assert code.input_schema["required"] == ["query"]
+        assert props["mode"]["enum"] == ["hybrid", "lexical", "semantic"] and props["mode"]["default"] == "hybrid"
+        assert {"languages", "types", "paths", "kinds", "limit", "offset"} <= set(props)
+        assert all(t in props["types"]["description"] for t in ("source_code", "markdown", "config"))
+        assert props["limit"]["minimum"] == 1 and props["offset"]["minimum"] == 0
+        # the descriptions tell an agent the modes, the pagination and when to use the other tool
+        assert all(w in code.description for w in ("lexical", "semantic", "hybrid", "nextOffset", "search_symbol"))
+        sym = tools["search_symbol"]
+        assert sym.input_schema["required"] == ["query"]
+        assert set(sym.input_schema["properties"]) == {"query", "limit", "offset"}
+        assert "nextOffset" in sym.description and "search_code" in sym.description
+        assert tools["get_status"].input_schema["properties"] == {}
+        assert tools["reindex"].input_schema["properties"]["wait"]["type"] == "boolean"
+        assert "background" in tools["reindex"].description
+        for name in ("search_code", "search_symbol", "get_status"):
+            assert tools[name].annotations is not None and tools[name].annotations.read_only_hint is True
+        assert tools["reindex"].annotations.read_only_hint is False
+
+
+async def test_search_symbol_fuzzy_and_paged(workspace: Path, _isolated_index: Path):
+    async with session(workspace, _isolated_index) as s:
+        st = await wait_until(s, indexed, "the first index run")
+        assert st["files"] == 17 and st["symbols"] > 100  # the fixture and .sylk.toml
+        found = await call(s, "search_symbol", query="hrp")
+        first = found["symbols"][0]
+        assert (first["name"], first["kind"], first["path"]) == ("HttpRetryPolicy", "class", "app/http.py")
+        assert first["line"] == line_of(workspace / "app/http.py", "class HttpRetryPolicy")
+        assert found["indexing"] is False
+
+        member = await call(s, "search_symbol", query="HttpRetryPolicy.backoff")
+        assert [(m["container"], m["name"]) for m in member["symbols"]][:1] == [("HttpRetryPolicy", "backoff_delay")]
+
+        page1 = await call(s, "search_symbol", query="e", limit=5)
+        assert len(page1["symbols"]) == 5 and page1["nextOffset"] == 5
+        page2 = await call(s, "search_symbol", query="e", limit=5, offset=page1["nextOffset"])
+        assert page2["offset"] == 5 and len(page2["symbols"]) == 5
+        key = lambda h: (h["path"], h["line"], h["name"])  # noqa: E731
+        assert not {key(h) for h in page1["symbols"]} & {key(h) for h in page2["symbols"]}
+        both = await call(s, "search_symbol", query="e", limit=10)
+        assert [key(h) for h in both["symbols"]] == [key(h) for h in page1["symbols"] + page2["symbols"]]
+
+        none = await call(s, "search_symbol", query="zzqqxxj")
+        assert none["symbols"] == [] and none["nextOffset"] is None
+
+
+async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_index: Path):
+    async with session(workspace, _isolated_index) as s:
+        await wait_until(s, indexed, "the first index run")
+        found = await call(s, "search_code", query="get_user_by_id", mode="lexical")
+        top = found["hits"][0]
+        assert (top["path"], top["symbol"], top["kind"], top["language"]) == (
+            "app/repository.py", "get_user_by_id", "method", "python")
+        assert top["startLine"] == line_of(workspace / "app/repository.py", "def get_user_by_id")
+        assert top["endLine"] >= top["startLine"] and "get_user_by_id" in top["snippet"]
+        assert top["lexicalRank"] == 1 and top["semanticRank"] is None and top["score"] > 0
+        assert found["totalHits"] >= len(found["hits"]) and found["mode"] == "lexical"
+        assert "semantic" not in found  # lexical mode says nothing about embeddings
+
+        # filters as arguments and inline, the same as sylk/search
+        go = await call(s, "search_code", query="distance point", mode="lexical", languages=["go"])
+        assert go["hits"] and {h["language"] for h in go["hits"]} == {"go"}
+        app = await call(s, "search_code", query="user", mode="lexical", paths=["app/**"])
+        assert app["hits"] and all(h["path"].startswith("app/") for h in app["hits"])
+        inline = await call(s, "search_code", query="lang:python kind:function email", mode="lexical")
+        assert inline["hits"] and {(h["language"], h["kind"]) for h in inline["hits"]} == {("python", "function")}
+        docs = await call(s, "search_code", query="service", mode="lexical", types=["markdown"])
+        assert docs["hits"] and {h["type"] for h in docs["hits"]} == {"markdown"}
+
+        # offset pages do not overlap and walk the whole list
+        first = await call(s, "search_code", query="return", mode="lexical", limit=3)
+        total = first["totalHits"]
+        assert total > 6 and first["nextOffset"] == 3
+        seen: list[tuple] = []
+        page, offset = first, 0
+        while True:
+            assert page["offset"] == offset and len(page["hits"]) <= 3
+            seen.extend((h["path"], h["startLine"], h["endLine"]) for h in page["hits"])
+            if page["nextOffset"] is None:
+                break
+            offset = page["nextOffset"]
+            page = await call(s, "search_code", query="return", mode="lexical", limit=3, offset=offset)
+        assert len(seen) == len(set(seen)) == total
+        past = await call(s, "search_code", query="return", mode="lexical", limit=3, offset=total)
+        assert past["hits"] == [] and past["nextOffset"] is None
+
+        # embedding is off here: semantic asks say so instead of failing
+        hybrid = await call(s, "search_code", query="get_user_by_id")
+        assert hybrid["hits"][0]["path"] == "app/repository.py"
+        assert hybrid["semantic"]["state"] == "off" and hybrid["semantic"]["complete"] is False
+        assert "lexical only" in hybrid["semantic"]["note"]
+
+
+async def test_bad_arguments_name_the_field(workspace: Path, _isolated_index: Path):
+    async with session(workspace, _isolated_index) as s:
+        assert "mode" in await call_error(s, "search_code", query="retry", mode="fast")
+        assert "limit" in await call_error(s, "search_code", query="retry", limit=0)
+        assert "offset" in await call_error(s, "search_code", query="retry", offset=-1)
+        assert "types" in await call_error(s, "search_code", query="retry", types=["no such type!"])
+        assert "query" in await call_error(s, "search_code", mode="lexical")
+        # checks of the shared request parser (the same as sylk/search), worded for the tool
+        inline = await call_error(s, "search_code", query="minlines:many retry")
+        assert "query" in inline and "minlines" in inline and "expected a number" in inline
+        empty = await call_error(s, "search_code", query=" lang:python ")
+        assert "query" in empty and "no words" in empty
+        role = await call_error(s, "search_code", query="role:wizard retry")
+        assert "role" in role and "unknown role" in role
+        assert "limit" in await call_error(s, "search_symbol", query="hrp", limit=1000)
+        assert "query" in await call_error(s, "search_symbol")
+        # the server is still serving after all that
+        assert (await call(s, "get_status"))["root"] == str(workspace)
+
+
+@pytest.mark.semantic
+async def test_semantic_search_after_background_embedding(workspace: Path, _isolated_index: Path):
+    """Embedding runs by itself after the index; once get_status says every chunk is
+    embedded, a question sharing no word with the code finds it by meaning (the real
+    packaged model)."""
+    async with session(workspace, _isolated_index, sylk_toml=None) as s:
+        st = await wait_until(s, embedded, "every chunk embedded")
+        assert st["embedded"] == st["chunks"] > 50
+        assert st["embedding"]["model"].startswith("sentence-transformers/all-MiniLM-L6-v2")
+        assert st["embedding"]["lastRun"]["chunks"] == st["chunks"]
+        found = await call(s, "search_code", query="how far apart are two locations on a plane", mode="semantic",
+                           limit=3)
+        top = found["hits"][0]
+        assert (top["symbol"], top["path"]) == ("Distance", "services/geo/point.go")
+        assert top["semanticRank"] == 1 and top["lexicalRank"] is None
+        assert found["semantic"] == {"state": "ready", "embeddedChunks": st["chunks"], "totalChunks": st["chunks"],
+                                     "complete": True}
+        hybrid = await call(s, "search_code", query="wait longer after each failed attempt")
+        top3 = [(h["path"], h["symbol"]) for h in hybrid["hits"][:3]]
+        assert ("app/http.py", "backoff_delay") in top3 or ("app/http.py", "HttpRetryPolicy") in top3, top3
+
+
+async def test_reindex_makes_a_new_file_findable(workspace: Path, _isolated_index: Path):
+    # no file watcher here: the new file gets in through reindex alone
+    async with session(workspace, _isolated_index, sylk_toml="watch = false\n" + NO_EMBEDDING) as s:
+        st = await wait_until(s, indexed, "the first index run")
+        assert st["watch"]["active"] is False
+        assert (await call(s, "search_symbol", query="QuarterlyLedgerReconciler"))["symbols"] == []
+        (workspace / "app" / "ledger.py").write_text(
+            '"""Ledger."""\n\n\nclass QuarterlyLedgerReconciler:\n'
+            '    def reconcile_quarter(self, entries):\n        return sum(entries)\n', encoding="utf-8")
+        done = await call(s, "reindex")
+        assert done["indexed"] == "done"
+        assert (done["changes"]["added"], done["changes"]["changed"], done["changes"]["deleted"]) == (1, 0, 0)
+        assert done["embedding"].startswith("off")
+        sym = (await call(s, "search_symbol", query="QLR"))["symbols"][0]
+        assert (sym["name"], sym["path"], sym["line"]) == ("QuarterlyLedgerReconciler", "app/ledger.py", 4)
+        hit = (await call(s, "search_code", query="reconcile_quarter", mode="lexical"))["hits"][0]
+        assert (hit["path"], hit["symbol"]) == ("app/ledger.py", "reconcile_quarter")
+        st = await call(s, "get_status")
+        assert st["files"] == 18 and st["lastRun"]["added"] == 1
+
+        (workspace / "app" / "ledger.py").unlink()
+        later = await call(s, "reindex", wait=False)
+        assert later["indexed"] == "running in the background"
+        st = await wait_until(s, lambda st: indexed(st) and st["lastRun"]["deleted"] == 1, "the deletion")
+        assert st["files"] == 17
+        assert (await call(s, "search_symbol", query="QuarterlyLedgerReconciler"))["symbols"] == []
+
+
+async def test_changes_on_disk_are_followed(workspace: Path, _isolated_index: Path):
+    async with session(workspace, _isolated_index) as s:
+        await wait_until(s, lambda st: indexed(st) and st["watch"]["active"], "the watcher")
+        (workspace / "web" / "src" / "invoice.ts").write_text(
+            "export function renderInvoiceTotals(lines: number[]): string {\n"
+            "  return lines.join(', ');\n}\n", encoding="utf-8")
+        with anyio.fail_after(TIMEOUT):
+            while not (found := await call(s, "search_symbol", query="renderInvoiceTotals"))["symbols"]:
+                await anyio.sleep(0.05)
+        assert found["symbols"][0]["path"] == "web/src/invoice.ts"
+
+
+async def test_a_second_server_reads_and_cannot_reindex(workspace: Path, _isolated_index: Path):
+    """One writer per index: a second `sylk mcp` on the same workspace answers from the
+    index the first keeps, and says why it cannot reindex."""
+    async with session(workspace, _isolated_index) as first:
+        await wait_until(first, indexed, "the first index run")
+        async with session(workspace, _isolated_index) as second:
+            st = await wait_until(second, lambda st: st["state"] not in ("opening", "indexing"), "the index open")
+            assert st["state"] == "ready" and st["readOnly"] is True and "another Sylk process" in st["readOnlyReason"]
+            assert (await call(second, "search_symbol", query="hrp"))["symbols"][0]["name"] == "HttpRetryPolicy"
+            err = await call_error(second, "reindex")
+            assert "cannot reindex" in err and "another Sylk process" in err
+            # what the writer indexes later, the reader finds
+            (workspace / "app" / "audit.py").write_text("def record_audit_trail(event):\n    return event\n",
+                                                        encoding="utf-8")
+            assert (await call(first, "reindex"))["indexed"] == "done"
+            found = await call(second, "search_symbol", query="record_audit_trail")
+            assert [(h["name"], h["path"]) for h in found["symbols"]] == [("record_audit_trail", "app/audit.py")]
+            hit = (await call(second, "search_code", query="record_audit_trail", mode="lexical"))["hits"][0]
+            assert hit["path"] == "app/audit.py"
+
+
+def test_stdout_carries_only_mcp_messages(workspace: Path, _isolated_index: Path):
+    """Raw stdio: every line on stdout is a JSON-RPC message (logs go to stderr), and the
+    server exits cleanly when the client closes stdin."""
+    (workspace / ".sylk.toml").write_text(NO_EMBEDDING, encoding="utf-8")
+    params = server_params(workspace, _isolated_index)
+    proc = subprocess.Popen([params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=params.env)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        proc.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+
+    def reply(id_: int) -> dict[str, Any]:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            message = json.loads(line)  # anything else on stdout fails here
+            assert message["jsonrpc"] == "2.0"
+            if message.get("id") == id_:
+                return message
+        raise AssertionError(f"stdout closed before the reply to {id_}")
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        assert reply(1)["result"]["serverInfo"]["name"] == "sylk"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "reindex", "arguments": {}}})
+        assert json.loads(reply(2)["result"]["content"][0]["text"])["indexed"] == "done"
+        send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+              "params": {"name": "search_symbol", "arguments": {"query": "hrp", "limit": 1}}})
+        assert json.loads(reply(3)["result"]["content"][0]["text"])["symbols"][0]["name"] == "HttpRetryPolicy"
+        proc.stdin.close()
+        assert proc.stdout.read() == ""  # nothing after the last reply either
+        assert proc.wait(TIMEOUT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = proc.stderr.read()  # type: ignore[union-attr]
+    assert "indexed in" in stderr  # the log of the index runs went to stderr
+    # the index was closed cleanly: the next writer finds no unclean shutdown to repair
+    status = subprocess.run([sys.executable, "-m", "sylk.cli", "status", str(workspace), "--format", "json"],
+                            capture_output=True, text=True, env=params.env, timeout=TIMEOUT)
+    assert json.loads(status.stdout)["files"] == 17
+
+
+def test_front_ends_stay_apart():
+    """`sylk mcp` needs no LSP stack, and the core and the CLI load without the MCP SDK."""
+    def run(blocked: tuple[str, ...], imports: str) -> subprocess.CompletedProcess:
+        code = (
+            "import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            f"        if name.split('.')[0] in {blocked!r}:\n"
+            "            raise ImportError('blocked: ' + name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            f"import {imports}\n"
+            "print('ok')\n"
+        )
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
+
+    r = run(("pygls", "lsprotocol"), "sylk.mcp_server")
+    assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr
+    r = run(("mcp",), "sylk.cli, sylk.indexer, sylk.search, sylk.symbol_search")
+    assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr
