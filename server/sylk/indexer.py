@@ -88,6 +88,7 @@ class IndexReport:
 VIRTUAL_PREFIX = "sylk:/"  # documents.PREFIX
 SYNC_META = "sync_state"  # the git state at the last complete run (gitsync), JSON
 MAX_TOUCHED = 5000
+INDEX_SIZE_TTL_S = 5.0
 
 
 @attrs.define
@@ -128,6 +129,7 @@ class Workspace:
         # held while the manifest's chunks and the vectors change together (see _apply)
         self._vectors_lock = threading.Lock()
         self._unsaved: dict[str, bool] = {}  # files whose symbols come from an editor buffer
+        self._size_cache: tuple[float, int] | None = None  # (when, bytes) of the index folder
         self._priority: dict[str, None] = {}  # paths to embed next, in order
         self._open(writable, load_symbols)
 
@@ -737,11 +739,26 @@ class Workspace:
         return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
                             semantic_note=note).search(req, state)
 
+    def _index_bytes(self) -> int:
+        """The index folder's size; walked at most every INDEX_SIZE_TTL_S (clients poll status)."""
+        now = time.monotonic()
+        cached = self._size_cache
+        if cached is None or now - cached[0] > INDEX_SIZE_TTL_S:
+            total = 0
+            for p in self.index_dir.rglob("*"):
+                try:
+                    if p.is_file():
+                        total += p.stat().st_size
+                except OSError:  # a file replaced while walking (a commit, a save)
+                    continue
+            cached = self._size_cache = (now, total)
+        return cached[1]
+
     def status(self) -> dict:
         counts = self.manifest.counts()
         last = self.manifest.get_meta("last_indexed")
         skipped = self.manifest.skipped()
-        size = sum(p.stat().st_size for p in self.index_dir.rglob("*") if p.is_file())
+        size = self._index_bytes()
         return {
             "root": str(self.root),
             "indexDir": str(self.index_dir),
