@@ -31,10 +31,9 @@ import platformdirs
 
 from . import gitsync, integrity, scan
 from .config import Settings, index_dir_for
-from .lexical import LexicalIndex
 from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
-from .manifest import FileRecord, Manifest, decode_symbols
-from .parsing import Parsed, parse_batch, parse_file
+from .manifest import FileRecord, decode_symbols
+from .parsing import Parsed, exit_with_parent, parse_batch, parse_file
 from .query import SearchRequest
 from .search import HybridSearch, SearchResult
 from .symbol_search import SymbolHit, SymbolTable
@@ -150,6 +149,8 @@ class Workspace:
         self.rebuilt_reason = integrity.open_stores(self, writable, deep=unclean or load_symbols)
         # after a crash Tantivy may hold chunks the manifest never recorded: never reuse their ids
         self._next_chunk_id = max(self.manifest.max_chunk_id(), self.lexical.max_chunk_id())
+        # chunk ids handed out and chunks held at open: close() sees whether chunks left
+        self._opened = (self._next_chunk_id, self.manifest.chunk_counts()["chunks"])
         # what check_on_open repaired (orphan documents after a kill, ...), for the user
         self.repair_note = integrity.check_on_open(self, unclean) if self.writable else None
         if load_symbols:
@@ -238,6 +239,9 @@ class Workspace:
                 self.vectors.save()
         if writer:
             self.manifest.merkle_root()  # kept for the next reader
+            first_id, chunks = self._opened
+            if self.vectors is None and self.manifest.chunk_counts()["chunks"] < chunks + self._next_chunk_id - first_id:
+                integrity.prune_vectors(self)  # chunks left while the vectors were not loaded
         self.lexical.close()
         self.manifest.close()
         if self._writer_lock is not None:
@@ -689,7 +693,8 @@ class Workspace:
         size = 16
         batches = [todo[i:i + size] for i in range(0, len(todo), size)]
         ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exit_with_parent,
+                                    initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(parse_batch, root, b, max_size, languages) for b in batches]
             try:
                 for fut in futures:

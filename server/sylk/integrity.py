@@ -189,13 +189,25 @@ def open_stores(ws: Workspace, writable: bool, *, deep: bool = False) -> str | N
     return f"{damage}; the damaged index was {where}"
 
 
+# SQLite errors that say nothing about the file's content: never a reason to set it aside
+_NOT_DAMAGE = ("locked", "busy", "unable to open", "readonly", "disk i/o", "full")
+
+
+def _sqlite_damage(exc: sqlite3.DatabaseError) -> str:
+    """The damage an SQLite error reports, or IndexError_ for a passing or access problem."""
+    text = _first_line(exc)
+    if any(word in text.lower() for word in _NOT_DAMAGE):
+        raise _index_error(f"cannot open {MANIFEST_FILE}: {text}") from exc
+    return f"{MANIFEST_FILE} is damaged: {text}"
+
+
 def _try_open(ws: Workspace, writable: bool, deep: bool) -> str | None:
     """Open both stores onto ``ws``, or return what is damaged (nothing left open)."""
     folder = ws.index_dir
     try:
         manifest = Manifest(folder / MANIFEST_FILE)
     except sqlite3.DatabaseError as exc:
-        return f"{MANIFEST_FILE} is damaged: {_first_line(exc)}"
+        return _sqlite_damage(exc)
     try:
         chunks = manifest.chunk_counts()["chunks"]
         manifest.counts()
@@ -205,7 +217,7 @@ def _try_open(ws: Workspace, writable: bool, deep: bool) -> str | None:
             raise sqlite3.DatabaseError(problem)
     except sqlite3.DatabaseError as exc:
         manifest.close()
-        return f"{MANIFEST_FILE} is damaged: {_first_line(exc)}"
+        return _sqlite_damage(exc)
     tantivy_dir = folder / TANTIVY_DIR
     if chunks and not (tantivy_dir / "meta.json").exists():
         manifest.close()
@@ -225,7 +237,9 @@ def _try_open(ws: Workspace, writable: bool, deep: bool) -> str | None:
         except BaseException:
             lexical.close()
             raise
-    except (ValueError, OSError) as exc:
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # ValueError, OSError, or a Rust panic (pyo3's PanicException)
         manifest.close()
         return f"the text index is damaged: {_first_line(exc)}"
     ws.manifest, ws.lexical = manifest, lexical
@@ -309,6 +323,8 @@ def _open_vectors(ws: Workspace) -> tuple[VectorIndex | None, str | None]:
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         model_id, dim = str(meta["model_id"]), int(meta["dim"])
+    except FileNotFoundError:
+        return None, f"{VECTORS_META} is missing"
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return None, f"{VECTORS_META} is unreadable ({_first_line(exc)})"
     index = VectorIndex.open(folder, model_id, dim)
@@ -356,6 +372,21 @@ def reconcile_vectors(manifest: Manifest, vectors: VectorIndex) -> tuple[int, in
     if missing:
         manifest.set_embedded(sorted(missing), False)
     return len(extra), len(missing)
+
+
+def prune_vectors(ws: Workspace) -> int:
+    """Drop the saved vectors of chunks that left the manifest while the vectors were not
+    loaded (an index run without the model, e.g. ``sylk index --no-embed``), so FAISS
+    never holds a vector without its chunk. Run by a writer when it closes; returns how
+    many went."""
+    with ws._vectors_lock:
+        index, damage = _open_vectors(ws)
+        if index is None or damage is not None:
+            return 0  # damaged vectors are rebuilt when they are loaded
+        removed, _unmarked = reconcile_vectors(ws.manifest, index)
+        if index.dirty:
+            index.save()
+    return removed
 
 
 def _plural(n: int, word: str) -> str:
@@ -596,8 +627,9 @@ def verify(ws: Workspace, *, disk: bool = True) -> Verification:
         disk_root = merkle_root(sorted(hashes.items()))
     else:
         not_indexed, gone, changed, disk_root = [], [], [], manifest_root
+    other_writer = ws._writer_lock is None and writer_active(ws.index_dir)
     return Verification(damage, stores, not_indexed, gone, changed, manifest_root,
-                        ws.manifest.get_meta(MERKLE_META), disk_root, writer_active(ws.index_dir))
+                        ws.manifest.get_meta(MERKLE_META), disk_root, other_writer)
 
 
 def _disk_drift(ws: Workspace, files: dict) -> tuple[list[str], list[str], list[str], dict[str, str]]:

@@ -6,7 +6,10 @@ Tantivy, no settings machinery): a spawned worker starts faster.
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -102,6 +105,18 @@ def chunk_rows(rel: str, language: str | None, text: str, words: str,
                      chunk_json_rest(rel, language, c.type, c.kind, c.symbol, c.start_line, c.end_line, body,
                                      " ".join(split_words(names)) if names else "")))
     return tuple(rows)
+
+
+def exit_with_parent(parent: int) -> None:
+    """Pool initializer: end this worker once the process that started it is gone. A
+    process killed with SIGKILL cannot stop its pool, and its workers would wait on their
+    task queue forever (they hold its write end themselves)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sylk-parent-watch", daemon=True).start()
 
 
 def parse_batch(root: str, batch: Sequence[tuple[scan.FileEntry, str | None]], max_size: int,
