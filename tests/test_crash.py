@@ -25,6 +25,7 @@ from pygls.uris import from_fs_path
 
 from sylk import integrity
 from sylk.indexer import META_FILE
+from sylk.manifest import merkle_root
 
 _spec = importlib.util.spec_from_file_location(
     "kill_restart", Path(__file__).resolve().parents[1] / "bench" / "kill_restart.py")
@@ -279,6 +280,8 @@ async def test_a_second_server_serves_read_only_and_says_so(site: Site):
         second = await start_server(site)
         st = await ready_status(second)
         assert st.readOnly is True
+        disk = kill_restart.disk_hashes(site.root)
+        assert st.merkleRoot == merkle_root(sorted(disk.items()))  # the same state as the disk
         assert sylk_messages(second) == [f"Sylk: {integrity.READ_ONLY_REASON}"]
         assert (await symbol_names(second, "HttpRetryPolicy"))[0] == "HttpRetryPolicy"
         assert sylk_messages(first) == []
