@@ -156,3 +156,62 @@ def test_direct_and_scanning_strategies_agree(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(ss, "DIRECT_MAX", -1)
     for q in queries:
         assert [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=1000)] == direct[q], q
+
+
+def _random_symbols(rng, words: list[str], n: int) -> list[Symbol]:
+    out = []
+    for line in range(n):
+        parts = rng.sample(words, rng.randint(1, 3))
+        style = rng.randint(0, 2)
+        name = ("_".join(parts) if style == 0 else
+                "".join(p.capitalize() for p in parts) if style == 1 else
+                parts[0] + "".join(p.capitalize() for p in parts[1:]))
+        out.append(sym(name, rng.choice(["function", "class", "method", "constant"]), "", line))
+    return out
+
+
+def test_incremental_updates_answer_like_a_fresh_table():
+    """Saves, new files and deletions applied one by one (each followed by warm(), as the
+    indexer does) give the same answers as a table built from scratch."""
+    import random
+
+    rng = random.Random(7)
+    words = ["get", "user", "by", "id", "http", "retry", "policy", "load", "save", "cache", "point", "distance",
+             "parse", "token", "session", "store", "order", "invoice", "total", "queue"]
+    files = {f"pkg{i % 4}/mod{i}.py": _random_symbols(rng, words, rng.randint(1, 8)) for i in range(60)}
+    live = SymbolTable()
+    live.replace_all(dict(files))
+    live.warm()
+    queries = ["getuser", "gubi", "retry", "Policy", "hrp", "cache", "sav", "x", "tok", "order.total", "dist",
+               "invoiceTotal", "q", "pt"]
+    for step in range(120):
+        path = f"pkg{rng.randint(0, 4)}/mod{rng.randint(0, 80)}.py"
+        if rng.random() < 0.2:
+            files.pop(path, None)
+            live.remove_file(path)
+        else:
+            extra = ["brandnew", "fresh", "zeta"] if rng.random() < 0.3 else []
+            files[path] = _random_symbols(rng, words + extra, rng.randint(0, 6))
+            live.set_file(path, files[path])
+        live.warm()
+        if step % 10 == 9:
+            fresh = SymbolTable()
+            fresh.replace_all(dict(files))
+            for q in queries + ["brandnew", "fresh_zeta", "bn"]:
+                got = [(h.path, h.symbol.name, h.symbol.range[0], h.tier) for h in live.search(q, 30)]
+                want = [(h.path, h.symbol.name, h.symbol.range[0], h.tier) for h in fresh.search(q, 30)]
+                assert got == want, (step, q)
+    assert len(live) == sum(len(v) for v in files.values())
+
+
+def test_a_save_within_known_names_does_not_rebuild_everything():
+    t = table(("a.py", sym("HttpRetryPolicy", "class")), ("b.py", sym("get_user_by_id")))
+    t.warm()
+    base = t._base
+    t.set_file("a.py", [sym("HttpRetryPolicy", "class", line=5), sym("brand_new_helper")])
+    t.warm()
+    assert t._base is base  # only the small structure of new names was built
+    assert names(t.search("hrp")) == ["HttpRetryPolicy"] and t.search("hrp")[0].symbol.range[0] == 5
+    assert names(t.search("bnh")) == ["brand_new_helper"]
+    t.remove_file("b.py")
+    assert t.search("get_user_by_id") == []

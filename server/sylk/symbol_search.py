@@ -38,6 +38,9 @@ KIND_ORDER = {
 }
 # Up to this many substring/subsequence candidates are checked one by one, not by scanning.
 DIRECT_MAX = 3000
+# names new since the last full rebuild of the search structure kept in a small one of
+# their own; above this many (or this many emptied names) everything is rebuilt
+DELTA_MAX = 5000
 TIER_EXACT, TIER_PREFIX, TIER_HUMP, TIER_SUBSTRING, TIER_SUBSEQUENCE = range(5)
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W_]+")
@@ -170,130 +173,85 @@ def static_key(path: str, sym: Symbol) -> int:
     return (KIND_ORDER.get(sym.kind, 99) << 16) | (min(path.count("/"), 255) << 8) | min(len(sym.name), 255)
 
 
-class SymbolTable:
-    """All symbols of a workspace, grouped by lower-cased name.
+class _Index:
+    """The search structure over a set of distinct names: the sorted names, their
+    letter masks and word lines, and the live entry lists of their groups (shared with
+    the table, so entries of a known name change without a rebuild)."""
 
-    Groups are maintained as files come and go; the sorted name list and the
-    bit-mask arrays are rebuilt lazily on the next query after a change, which
-    costs time in the number of distinct names, not of symbols.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._by_path: dict[str, list[Symbol]] = {}
-        # lower name -> entries (static key, path, symbol)
-        self._groups: dict[str, list[tuple[int, str, Symbol]]] = {}
-        self._name_cache: dict[str, _Name] = {}
-        self._count = 0
-        self._dirty = True
-        # search structure (rebuilt when dirty)
-        self._names: list[str] = []  # distinct lower-case names, sorted
-        self._infos: list[_Name] = []
-        self._entries: list[list[tuple[int, str, Symbol]]] = []
-        self._best_rank = np.zeros(0, dtype=np.int64)
-        self._masks = np.zeros(0, dtype=np.uint64)
-        self._initials = np.zeros(0, dtype=np.uint64)
-        self._bigrams = np.zeros(0, dtype=np.uint64)
-        self._blob = ""  # the sorted names, one per line
-        self._starts = np.zeros(0, dtype=np.int64)
-        self._wlines: list[str] = []  # each name as \x01-separated words
-        self._by_len = np.zeros(0, dtype=np.int64)  # name indexes, shortest first
-        self._lblob = ""  # names in that order
-        self._lstarts = np.zeros(0, dtype=np.int64)
-        self._top_cache: list[SymbolHit] | None = None
-
-    def __len__(self) -> int:
-        return self._count
-
-    def _drop(self, path: str) -> None:
-        old = self._by_path.pop(path, None)
-        if not old:
-            return
-        groups = self._groups
-        for sym in old:
-            lower = sym.name.lower()
-            group = groups.get(lower)
-            if group is None:
-                continue
-            group[:] = [e for e in group if e[1] != path]
-            if not group:
-                del groups[lower]
-        self._count -= len(old)
-        self._dirty = True
-
-    def _add(self, path: str, symbols: Sequence[Symbol]) -> None:
-        if not symbols:
-            return
-        self._by_path[path] = list(symbols)
-        groups = self._groups
-        for sym in symbols:
-            groups.setdefault(sym.name.lower(), []).append((static_key(path, sym), path, sym))
-        self._count += len(symbols)
-        self._dirty = True
-
-    def set_file(self, path: str, symbols: Sequence[Symbol]) -> None:
-        with self._lock:
-            self._drop(path)
-            self._add(path, symbols)
-
-    def remove_file(self, path: str) -> None:
-        with self._lock:
-            self._drop(path)
-
-    def replace_all(self, by_path: dict[str, list[Symbol]]) -> None:
-        with self._lock:
-            self._by_path, self._groups, self._count = {}, {}, 0
-            for path, symbols in by_path.items():
-                self._add(path, symbols)
-            self._dirty = True
-
-    @property
-    def stale(self) -> bool:
-        """True when the next search first rebuilds the search structure (costly)."""
-        return self._dirty
-
-    def warm(self) -> None:
-        """Rebuild now if needed, so the next search is fast (call after a batch of changes)."""
-        with self._lock:
-            if self._dirty:
-                self._rebuild()
-
-    def files(self) -> Iterable[str]:
-        with self._lock:
-            return list(self._by_path)
-
-    def _rebuild(self) -> None:
-        groups = self._groups
-        names = sorted(groups)
-        cache = self._name_cache
+    def __init__(self, names: list[str], groups: dict[str, list[tuple[int, str, Symbol]]],
+                 cache: dict[str, _Name]) -> None:
         infos = []
         for n in names:
             info = cache.get(n)
             if info is None:
                 # words of the original spelling carry the humps
-                original = groups[n][0][2].name
+                original = groups[n][0][2].name if groups[n] else n
                 info = cache[n] = _name_info([w.lower() for w in split_words(original)] or [n], n)
             infos.append(info)
-        if len(cache) > 2 * len(names) + 10000:
-            self._name_cache = {i.lower: i for i in infos}
         entries = [groups[n] for n in names]
         self._names = names
+        self._position = {n: i for i, n in enumerate(names)}
         self._infos = infos
         self._entries = entries
-        self._best_rank = np.fromiter((min(e[0] for e in g) for g in entries), dtype=np.int64, count=len(entries))
+        self._best_rank = np.fromiter((min((e[0] for e in g), default=_NO_RANK) for g in entries),
+                                      dtype=np.int64, count=len(entries))
         self._masks = np.fromiter((i.mask for i in infos), dtype=np.uint64, count=len(infos))
         self._initials = np.fromiter((i.initials for i in infos), dtype=np.uint64, count=len(infos))
         self._bigrams = np.fromiter((i.bigrams for i in infos), dtype=np.uint64, count=len(infos))
         self._blob = "\n".join(names)
         self._starts = _line_starts(names)
-        word_lines = ["\x01" + "\x01".join(i.words) for i in infos]
-        self._wlines = word_lines
+        self._wlines = ["\x01" + "\x01".join(i.words) for i in infos]
         self._by_len = np.array(sorted(range(len(names)), key=lambda i: (len(names[i]), names[i])), dtype=np.int64)
         by_len_lines = [names[i] for i in self._by_len.tolist()]
         self._lblob = "\n".join(by_len_lines)
         self._lstarts = _line_starts(by_len_lines)
-        self._top_cache = None
-        self._dirty = False
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._position
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def rerank(self, name: str) -> None:
+        """The entries of ``name`` changed: refresh its best rank (prefix-run pruning)."""
+        i = self._position.get(name)
+        if i is not None:
+            self._best_rank[i] = min((e[0] for e in self._entries[i]), default=_NO_RANK)
+
+    def score(self, query: str, q: str, container_q: str, limit: int) -> list[tuple[tuple, str, Symbol, int]]:
+        """(sort key, path, symbol, tier) of the entries matching ``q`` (the lower-cased
+        ``query``), enough of each tier to fill ``limit``."""
+        names, entries, best_rank = self._names, self._entries, self._best_rank
+        scored: list[tuple[tuple, str, Symbol, int]] = []
+        if not names:
+            return scored
+
+        def add(idx: int, tier: int, sub: int) -> int:
+            n = 0
+            for rank, path, sym in entries[idx]:
+                if container_q and not _is_subsequence(container_q, sym.container.lower()):
+                    continue
+                case = 0 if query in sym.name else 1
+                scored.append(((tier, sub, case, rank, path, sym.range[0]), path, sym, tier))
+                n += 1
+            return n
+
+        # exact and prefix: a contiguous run of the sorted names; when it is long,
+        # only the names holding the best-ranked entries can make the cut.
+        lo = bisect.bisect_left(names, q)
+        hi = bisect.bisect_left(names, q + "\U0010ffff")
+        run = range(lo, hi)
+        if hi - lo > 2 * limit:
+            top = np.argpartition(best_rank[lo:hi], 2 * limit)[: 2 * limit] + lo
+            run = sorted(set(top.tolist()) | ({lo} if names[lo] == q else set()))
+        for i in run:
+            add(i, TIER_EXACT if names[i] == q else TIER_PREFIX, 0)
+        if len(scored) < limit:
+            self._lower_tiers(q, lo, hi, limit - len(scored), add)
+        return scored
+
+    def all_entries(self) -> Iterable[tuple[int, str, Symbol]]:
+        return (e for group in self._entries for e in group)
 
     def _lower_tiers(self, q: str, lo: int, hi: int, need: int, add: Callable[[int, int, int], int]) -> None:
         """Camel-hump, substring and subsequence matches, each tier only if the ones
@@ -397,12 +355,142 @@ class SymbolTable:
                 cutoff = len(names[i])
         return found
 
+
+
+_NO_RANK = 1 << 40  # the best rank of a name without entries (its symbols left)
+_EMPTY_INDEX_NAMES: list[str] = []
+
+
+class SymbolTable:
+    """All symbols of a workspace, grouped by lower-cased name.
+
+    Groups are maintained as files come and go. The search structure over the
+    distinct names (``_Index``) is rebuilt only when many names came or went: a
+    change within known names is seen at once (the structure holds the live entry
+    lists), names new since the last rebuild go into a small second structure
+    (``_delta``), and names whose symbols all left simply match nothing. So saving
+    one file costs time in that file's names, not the workspace's.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_path: dict[str, list[Symbol]] = {}
+        # lower name -> entries (static key, path, symbol); a group emptied by changes
+        # stays (empty) until the next full rebuild, so the structure's lists stay live
+        self._groups: dict[str, list[tuple[int, str, Symbol]]] = {}
+        self._name_cache: dict[str, _Name] = {}
+        self._count = 0
+        self._base = _Index(_EMPTY_INDEX_NAMES, self._groups, self._name_cache)
+        self._delta: _Index | None = None
+        self._new: set[str] = set()  # names not in the base structure
+        self._touched: set[str] = set()  # names whose entries changed since the last warm()
+        self._emptied = 0  # groups emptied since the last full rebuild
+        self._full = True  # the next warm() rebuilds everything
+        self._dirty = True
+        self._top_cache: list[SymbolHit] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _drop(self, path: str) -> None:
+        old = self._by_path.pop(path, None)
+        if not old:
+            return
+        groups = self._groups
+        for lower in {sym.name.lower() for sym in old}:
+            group = groups.get(lower)
+            if group is None:
+                continue
+            group[:] = [e for e in group if e[1] != path]
+            self._touched.add(lower)
+            if not group:
+                self._emptied += 1
+        self._count -= len(old)
+        self._dirty = True
+
+    def _add(self, path: str, symbols: Sequence[Symbol]) -> None:
+        if not symbols:
+            return
+        self._by_path[path] = list(symbols)
+        groups = self._groups
+        for sym in symbols:
+            lower = sym.name.lower()
+            group = groups.get(lower)
+            if group is None:
+                group = groups[lower] = []
+                if not self._full:
+                    self._new.add(lower)
+            group.append((static_key(path, sym), path, sym))
+            self._touched.add(lower)
+        self._count += len(symbols)
+        self._dirty = True
+
+    def set_file(self, path: str, symbols: Sequence[Symbol]) -> None:
+        with self._lock:
+            self._drop(path)
+            self._add(path, symbols)
+
+    def remove_file(self, path: str) -> None:
+        with self._lock:
+            self._drop(path)
+
+    def replace_all(self, by_path: dict[str, list[Symbol]]) -> None:
+        with self._lock:
+            self._by_path, self._groups, self._count = {}, {}, 0
+            self._full = True
+            for path, symbols in by_path.items():
+                self._add(path, symbols)
+            self._dirty = True
+
+    @property
+    def stale(self) -> bool:
+        """True when the next search first rebuilds a search structure (costly only after
+        many new names; see warm)."""
+        return self._dirty
+
+    def warm(self) -> None:
+        """Bring the search structures up to date now, so the next search is fast (call
+        after a batch of changes)."""
+        with self._lock:
+            if self._dirty:
+                self._rebuild()
+
+    def files(self) -> Iterable[str]:
+        with self._lock:
+            return list(self._by_path)
+
+    def _rebuild(self) -> None:
+        live = len(self._base) + len(self._new)
+        if self._full or len(self._new) > DELTA_MAX or self._emptied > max(DELTA_MAX, live // 5):
+            self._rebuild_all()
+        else:
+            for name in self._touched:
+                self._base.rerank(name)
+            self._delta = _Index(sorted(self._new), self._groups, self._name_cache) if self._new else None
+        self._touched = set()
+        self._top_cache = None
+        self._dirty = False
+
+    def _rebuild_all(self) -> None:
+        groups = self._groups
+        for name in [n for n, g in groups.items() if not g]:
+            del groups[name]
+        names = sorted(groups)
+        cache = self._name_cache
+        if len(cache) > 2 * len(names) + 10000:
+            cache = self._name_cache = {n: cache[n] for n in names if n in cache}
+        self._base = _Index(names, groups, cache)
+        self._delta = None
+        self._new = set()
+        self._emptied = 0
+        self._full = False
+
     def search(self, query: str, limit: int = 100) -> list[SymbolHit]:
         query = query.strip()
         with self._lock:
             if self._dirty:
                 self._rebuild()
-            names, entries, best_rank = self._names, self._entries, self._best_rank
+            base, delta = self._base, self._delta
         if limit <= 0:
             return []
         if not query:
@@ -412,30 +500,9 @@ class SymbolTable:
             container_q, _, query = query.rpartition(".")
             container_q = container_q.lower()
         q = query.lower()
-        scored: list[tuple[tuple, str, Symbol, int]] = []
-
-        def add(idx: int, tier: int, sub: int) -> int:
-            n = 0
-            for rank, path, sym in entries[idx]:
-                if container_q and not _is_subsequence(container_q, sym.container.lower()):
-                    continue
-                case = 0 if query in sym.name else 1
-                scored.append(((tier, sub, case, rank, path, sym.range[0]), path, sym, tier))
-                n += 1
-            return n
-
-        # exact and prefix: a contiguous run of the sorted names; when it is long,
-        # only the names holding the best-ranked entries can make the cut.
-        lo = bisect.bisect_left(names, q)
-        hi = bisect.bisect_left(names, q + "\U0010ffff")
-        run = range(lo, hi)
-        if hi - lo > 2 * limit:
-            top = np.argpartition(best_rank[lo:hi], 2 * limit)[: 2 * limit] + lo
-            run = sorted(set(top.tolist()) | ({lo} if names[lo] == q else set()))
-        for i in run:
-            add(i, TIER_EXACT if names[i] == q else TIER_PREFIX, 0)
-        if len(scored) < limit:
-            self._lower_tiers(q, lo, hi, limit - len(scored), add)
+        scored = base.score(query, q, container_q, limit)
+        if delta is not None:
+            scored += delta.score(query, q, container_q, limit)
         top_scored = heapq.nsmallest(limit, scored, key=lambda t: t[0])
         return [SymbolHit(path, sym, tier) for _key, path, sym, tier in top_scored]
 
@@ -443,7 +510,7 @@ class SymbolTable:
         # Empty query: the best-ranked symbols overall (types, then functions, shallow paths).
         with self._lock:
             if self._top_cache is None or len(self._top_cache) < limit:
-                flat = [(rank, path, sym.range[0], sym) for group in self._entries for rank, path, sym in group]
+                flat = [(rank, path, sym.range[0], sym) for group in self._groups.values() for rank, path, sym in group]
                 self._top_cache = [SymbolHit(p, s, TIER_SUBSEQUENCE)
                                    for _r, p, _l, s in heapq.nsmallest(max(limit, 200), flat, key=lambda t: t[:3])]
             return self._top_cache[:limit]
