@@ -156,6 +156,13 @@ async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_
         assert inline["hits"] and {(h["language"], h["kind"]) for h in inline["hits"]} == {("python", "function")}
         docs = await call(s, "search_code", query="service", mode="lexical", types=["markdown"])
         assert docs["hits"] and {h["type"] for h in docs["hits"]} == {"markdown"}
+        expanded = await call(s, "search_code", query="getUserById", mode="lexical", expand=True)
+        assert expanded["expandedTerms"][:4] == ["get", "user", "by", "id"]
+        assert expanded["hits"][0]["path"] == "app/repository.py"
+        untagged = await call(s, "search_code", query="user", mode="lexical", tags=["backend"])
+        assert untagged["hits"] == []  # nothing carries that tag
+        nogit = await call(s, "search_code", query="user", mode="lexical", authors=["Ann"])
+        assert nogit["hits"] == [] and "no git metadata" in nogit["message"]
 
         # offset pages do not overlap and walk the whole list
         first = await call(s, "search_code", query="return", mode="lexical", limit=3)

@@ -458,7 +458,9 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         languages: Annotated[list[str] | None, Field(description="Only these languages, e.g. python, go, "
                                                                  "typescript, rust, java, markdown")] = None,
         types: Annotated[list[str] | None, Field(description="Only these document types: "
-                                                             + ", ".join(TYPES))] = None,
+                                                             + ", ".join(TYPES)
+                                                             + ", or a virtual document type (note, ...); "
+                                                             "git_commit searches commit messages")] = None,
         paths: Annotated[list[str] | None, Field(description="Only files matching these gitignore-style globs, "
                                                              "relative to the workspace root")] = None,
         kinds: Annotated[list[str] | None, Field(description="Only chunks of these kinds: function, method, "
@@ -471,11 +473,23 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
                                                        "page")] = 0,
         context_lines: Annotated[int, Field(ge=0, le=20, description="Lines of context around the best "
                                                                     "matching line in each snippet")] = 2,
+        tags: Annotated[list[str] | None, Field(description="Only files and documents with one of these user "
+                                                            "tags")] = None,
+        authors: Annotated[list[str] | None, Field(description="Only files whose last commit is by one of these "
+                                                               "authors (git repositories)")] = None,
+        modified_after: Annotated[str | None, Field(description="Only files last committed on or after this "
+                                                                "date, e.g. 2024-05-31 (git)")] = None,
+        modified_before: Annotated[str | None, Field(description="Only files last committed before this "
+                                                                 "date (git)")] = None,
+        expand: Annotated[bool, Field(description="Also search the words inside identifiers and common "
+                                                  "synonyms (delete/remove, fetch/get ...); reported as "
+                                                  "expandedTerms")] = False,
     ) -> dict[str, Any]:
         filters = {k: v for k, v in (("languages", languages), ("types", types), ("paths", paths),
-                                     ("kinds", kinds), ("roles", roles)) if v}
+                                     ("kinds", kinds), ("roles", roles), ("tags", tags), ("authors", authors),
+                                     ("modifiedAfter", modified_after), ("modifiedBefore", modified_before)) if v}
         params = {"query": query, "mode": mode, "limit": limit, "offset": offset, "filters": filters,
-                  "contextLines": context_lines}
+                  "contextLines": context_lines, "expand": expand}
         s = settings.search
         try:
             req = request_from_params(params, default_mode=s.mode, default_limit=s.limit, rrf_k=s.rrf_k,
@@ -497,6 +511,8 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         if req.mode != "lexical":
             out["semantic"] = service.semantic_summary(index)
         out["index"] = {"files": index.get("files", 0), "chunks": index.get("chunks", 0)}
+        if req.expand:
+            out["expandedTerms"] = list(req.extra_terms)
         out.update(_indexing_note())
         return out
 
