@@ -221,3 +221,32 @@ async def test_embedding_turned_off_is_logged_not_popped_up(served: LanguageClie
     await asyncio.wait_for(logged(), TIMEOUT)
     assert not any("disabled" in m.message for m in served.messages)
     assert _get(_get(await status(served), "semantic"), "state") == "off"
+
+
+async def test_a_read_only_second_server_follows_the_writer(served: LanguageClient, workspace: Path,
+                                                            _isolated_index: Path):
+    await wait_watching(served)
+    reader = await start(workspace, _isolated_index, "neovim")
+    reader.workspace_root = workspace  # type: ignore[attr-defined]
+    try:
+
+        async def ready() -> Any:
+            while True:
+                s = await status(reader)
+                if _get(s, "ready"):
+                    return s
+                await asyncio.sleep(0.02)
+        st = await asyncio.wait_for(ready(), TIMEOUT)
+        assert _get(st, "readOnly") is True
+        (workspace / "app/written_later.py").write_text("def found_by_the_reader_too():\n    pass\n")
+        (workspace / "ruby/lib/notifier.rb").unlink()
+        # the writer's watcher indexes the changes; the reader picks up the writer's run
+        assert await wait_symbol(reader, "found_by_the_reader_too") == {
+            "found_by_the_reader_too": "app/written_later.py"}
+        await wait_symbol(reader, "Notifier", present=False)
+        hits = await reader.protocol.send_request_async("sylk/search", {
+            "query": "found_by_the_reader_too", "mode": "lexical"})
+        assert hits.hits and hits.hits[0].path == "app/written_later.py"
+    finally:
+        await reader.shutdown_session()
+        await reader.stop()

@@ -129,8 +129,11 @@ class Workspace:
         self._vectors_lock = threading.Lock()
         self._unsaved: dict[str, bool] = {}  # files whose symbols come from an editor buffer
         self._size_cache: tuple[float, int] | None = None  # (when, bytes) of the index folder
+        self._reader_stamp: str | None = None  # the writer's last run seen (follow_writer), set at open
         self._priority: dict[str, None] = {}  # paths to embed next, in order
         self._open(writable, load_symbols)
+        if not self.writable:  # what was opened is current; follow_writer() reloads after the writer's runs
+            self._reader_stamp = self.manifest.get_meta("last_indexed")
 
     # opening ------------------------------------------------------------
     def _open(self, writable: bool, load_symbols: bool) -> None:
@@ -223,6 +226,23 @@ class Workspace:
             self._unsaved[rel] = True
             table.set_file(rel, extract_for_path(rel, source))
         table.warm()
+
+    def follow_writer(self) -> bool:
+        """A read-only index (another process writes it): reload the text searcher and the
+        symbol table when the writer finished a run since the last call (the manifest
+        follows the writer's commits by itself). Vectors are not reloaded: a reader's
+        semantic results cover what was embedded when it opened. True if reloaded."""
+        if self.writable:
+            return False
+        stamp = self.manifest.get_meta("last_indexed")
+        if stamp == self._reader_stamp:
+            return False
+        self._reader_stamp = stamp
+        self.lexical.reload()
+        if self._table is not None:
+            self._table.replace_all(self.manifest.symbols_by_path())
+            self._table.warm()
+        return True
 
     def keep_unsaved(self, rel: str) -> None:
         """The buffer of ``rel`` was saved: indexing takes over its symbols from here."""

@@ -145,7 +145,6 @@ class Service:
         self._sync_scheduled = False
         self._embed_sched_lock = threading.Lock()
         self._embed_scheduled = False
-        self._reader_stamp: str | None = None
 
     # jobs -------------------------------------------------------------------
     def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
@@ -194,24 +193,14 @@ class Service:
             self.engine = ws
             if not ws.writable:  # another process indexes: nothing to wait for here
                 self.indexing = False
-                self._reader_stamp = ws.manifest.get_meta("last_indexed")
                 self.embed_soon()  # loads the model for searches; the writer embeds
         finally:
             self.opened.set()
 
     def follow_writer(self) -> None:
-        """A read-only index (another process writes it): the manifest follows the writer's
-        commits by itself; the text index's searcher and the symbol table in memory are
-        reloaded here when the writer has finished a run since. (The vectors are not: semantic
-        results of a reader cover what was embedded when it opened.)"""
-        engine = self.engine
-        if engine is None or engine.writable:
-            return
-        stamp = engine.manifest.get_meta("last_indexed")
-        if stamp != self._reader_stamp:
-            self._reader_stamp = stamp
-            engine.lexical.reload()
-            engine.table.replace_all(engine.manifest.symbols_by_path())
+        """A read-only index: follow the writer's runs (``Workspace.follow_writer``)."""
+        if self.engine is not None:
+            self.engine.follow_writer()
 
     def _index(self, paths: list[str] | None) -> IndexReport | None:
         """An index run (all files, or ``paths``) on the indexing thread, then embedding."""

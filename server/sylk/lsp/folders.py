@@ -29,6 +29,7 @@ log = logging.getLogger("sylk")
 
 PROGRESS_INTERVAL_S = 0.2
 PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progress report
+FOLLOW_INTERVAL_S = 1.0  # how often a read-only folder looks for the writer's runs
 
 
 class Folder:
@@ -125,7 +126,19 @@ class Folder:
             server.message(ws.repair_note, types.MessageType.Info)
         if ws.read_only_reason:
             server.message(ws.read_only_reason, types.MessageType.Warning)
+        if not ws.writable:
+            threading.Thread(target=self._follow_writer, args=(ws,), name="sylk-follow", daemon=True).start()
         return ws
+
+    def _follow_writer(self, ws: Workspace) -> None:
+        """A read-only index: pick up the writing process's runs (its saves and disk
+        changes), off the request path, until the folder closes."""
+        while not self.cancel.wait(FOLLOW_INTERVAL_S):
+            try:
+                if ws.follow_writer():
+                    self.changes_applied += 1
+            except Exception as exc:  # the writer may be mid-commit: try again next time
+                log.debug("following the writer failed: %s", exc)
 
     # embedding ------------------------------------------------------------
     def _embed(self) -> None:
