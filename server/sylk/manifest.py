@@ -12,11 +12,12 @@ The files' (path, content hash) pairs have a Merkle root (``merkle_root``), kept
 from __future__ import annotations
 
 import hashlib
+import contextlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import attrs
@@ -172,6 +173,23 @@ class Manifest:
         with self._lock:
             self._db.close()
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction under the lock (a new write generation). Embedded flags
+        awaiting a vector save (set_embedded durable=False) are let through first."""
+        with self._lock:
+            self._generation += 1
+            db = self._db
+            if db.in_transaction:
+                db.execute("COMMIT")
+            db.execute("BEGIN")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
     # meta -------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
         with self._lock:
@@ -198,34 +216,24 @@ class Manifest:
         are rows (id, path, start, end, language, type, kind, symbol, container,
         text_hash, embed_text) of the upserted files, replacing their old chunks."""
         now = time.time()
-        with self._lock:
-            self._generation += 1
-            db = self._db
-            if db.in_transaction:  # embedded flags awaiting a vector save: let them through
-                db.execute("COMMIT")
-            db.execute("BEGIN")
-            try:
-                db.executemany("DELETE FROM files WHERE path=?", ((p,) for p in deletes))
-                db.executemany("DELETE FROM skipped WHERE path=?", ((p,) for p in deletes))
-                upserts = list(upserts)
-                db.executemany("DELETE FROM chunks WHERE path=?", ((p,) for p in deletes))
-                db.executemany("DELETE FROM chunks WHERE path=?", ((r.path,) for r, _d in upserts))
-                db.executemany("INSERT INTO chunks (id, path, start_line, end_line, language, type, kind, symbol, "
-                               "container, text_hash, embed_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)", chunks)
-                db.executemany("DELETE FROM skipped WHERE path=?", ((r.path,) for r, _d in upserts))
-                db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
-                    ((r.path, r.hash, r.size, r.mtime_ns, r.lang, r.symbols, int(r.replaced), now, data)
-                     for r, data in upserts))
-                db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
-                               ((size, mtime, path) for path, size, mtime in touches))
-                db.executemany(_INSERT_SKIPPED, map(_skip_row, skipped))
-                if upserts or deletes:  # the Merkle root is computed again when next asked for
-                    db.execute("DELETE FROM meta WHERE key=?", (MERKLE_META,))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            db.executemany("DELETE FROM files WHERE path=?", ((p,) for p in deletes))
+            db.executemany("DELETE FROM skipped WHERE path=?", ((p,) for p in deletes))
+            upserts = list(upserts)
+            db.executemany("DELETE FROM chunks WHERE path=?", ((p,) for p in deletes))
+            db.executemany("DELETE FROM chunks WHERE path=?", ((r.path,) for r, _d in upserts))
+            db.executemany("INSERT INTO chunks (id, path, start_line, end_line, language, type, kind, symbol, "
+                           "container, text_hash, embed_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)", chunks)
+            db.executemany("DELETE FROM skipped WHERE path=?", ((r.path,) for r, _d in upserts))
+            db.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
+                ((r.path, r.hash, r.size, r.mtime_ns, r.lang, r.symbols, int(r.replaced), now, data)
+                 for r, data in upserts))
+            db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
+                           ((size, mtime, path) for path, size, mtime in touches))
+            db.executemany(_INSERT_SKIPPED, map(_skip_row, skipped))
+            if upserts or deletes:  # the Merkle root is computed again when next asked for
+                db.execute("DELETE FROM meta WHERE key=?", (MERKLE_META,))
 
     def replace_skipped(self, skipped: Iterable[tuple]) -> None:
         with self._lock:
@@ -248,20 +256,10 @@ class Manifest:
     # git ----------------------------------------------------------------
     def set_git_files(self, rows: Iterable[tuple[str, str, str, int]], *, replace_all: bool = False) -> None:
         """(path, commit, author, time) of files; ``replace_all`` forgets every other file's."""
-        with self._lock:
-            self._generation += 1
-            db = self._db
-            if db.in_transaction:
-                db.execute("COMMIT")
-            db.execute("BEGIN")
-            try:
-                if replace_all:
-                    db.execute("DELETE FROM git_files")
-                db.executemany("INSERT OR REPLACE INTO git_files VALUES (?, ?, ?, ?)", rows)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            if replace_all:
+                db.execute("DELETE FROM git_files")
+            db.executemany("INSERT OR REPLACE INTO git_files VALUES (?, ?, ?, ?)", rows)
 
     def git_files(self) -> dict[str, tuple[str, str, int]]:
         """path -> (commit, author, time) of the indexed files git knows."""
@@ -272,19 +270,9 @@ class Manifest:
     # virtual documents and tags -------------------------------------------
     def _write(self, statements: Iterable[tuple[str, Sequence]]) -> None:
         """Run statements in one transaction (letting pending embedded flags through first)."""
-        with self._lock:
-            self._generation += 1
-            db = self._db
-            if db.in_transaction:
-                db.execute("COMMIT")
-            db.execute("BEGIN")
-            try:
-                for sql, args in statements:
-                    db.execute(sql, args)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            for sql, args in statements:
+                db.execute(sql, args)
 
     def put_document(self, id: str, type: str, title: str, tags: str, metadata: str, text: str,
                      created: float) -> None:
@@ -320,15 +308,14 @@ class Manifest:
 
     def tag_lookup(self) -> dict[str, tuple[str, ...]]:
         """path -> tags of the indexed files and documents, cached until the next write."""
-        with self._lock:
-            hit = self._cached.get("tags")
-            if hit is None or hit[0] != self._generation:
-                found: dict[str, list[str]] = {}
-                for path, tag in self._db.execute(
-                        "SELECT t.path, t.tag FROM tags t JOIN files f ON f.path = t.path ORDER BY t.tag"):
-                    found.setdefault(path, []).append(tag)
-                hit = self._cached["tags"] = (self._generation, {p: tuple(ts) for p, ts in found.items()})  # type: ignore[assignment]
-            return hit[1]  # type: ignore[return-value]
+        return self._shared("tags", self._tags)
+
+    def _tags(self) -> dict[str, tuple[str, ...]]:
+        found: dict[str, list[str]] = {}
+        for path, tag in self._db.execute(
+                "SELECT t.path, t.tag FROM tags t JOIN files f ON f.path = t.path ORDER BY t.tag"):
+            found.setdefault(path, []).append(tag)
+        return {p: tuple(ts) for p, ts in found.items()}
 
     # commits: messages searchable as ``git_commit`` documents (SQLite FTS5) ----------
     def _commits_table(self) -> bool:
@@ -348,19 +335,10 @@ class Manifest:
         with self._lock:
             if not self._commits_table():
                 return False
-            db = self._db
-            if db.in_transaction:
-                db.execute("COMMIT")
-            db.execute("BEGIN")
-            try:
+            with self._transaction() as db:
                 if replace_all:
                     db.execute("DELETE FROM commits")
                 db.executemany("INSERT INTO commits (sha, author, time, message, files) VALUES (?, ?, ?, ?, ?)", rows)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            self._generation += 1
             return True
 
     def search_commits(self, words: Sequence[str], limit: int, authors: Sequence[str] = (),
@@ -396,11 +374,7 @@ class Manifest:
 
     def git_lookup(self) -> dict[str, tuple[str, str, int]]:
         """git_files(), cached until the next write; callers must not change it."""
-        with self._lock:
-            hit = self._cached.get("git")
-            if hit is None or hit[0] != self._generation:
-                hit = self._cached["git"] = (self._generation, self.git_files())  # type: ignore[assignment]
-            return hit[1]  # type: ignore[return-value]
+        return self._shared("git", self.git_files)
 
     # symbols ----------------------------------------------------------
     def symbols_of(self, path: str) -> list[Symbol] | None:
@@ -530,6 +504,15 @@ class Manifest:
         with self._lock:
             self._generation += 1
             self._db.execute("UPDATE chunks SET embedded=0")
+
+    def _shared(self, key: str, compute):
+        """``compute()`` cached until the next write, shared (not copied): callers must not
+        change it."""
+        with self._lock:
+            hit = self._cached.get(key)
+            if hit is None or hit[0] != self._generation:
+                hit = self._cached[key] = (self._generation, compute())
+            return hit[1]
 
     def _memo(self, key: str, compute) -> dict[str, int]:
         with self._lock:
