@@ -38,7 +38,7 @@ from .query import SearchRequest
 from .search import HybridSearch, SearchResult
 from .symbol_search import SymbolHit, SymbolTable
 from .vectors import VectorIndex
-from .symbols import Symbol, extract_for_path
+from .symbols import extract_for_path
 
 SCHEMA_VERSION = 3
 META_FILE = "sylk-index.json"
@@ -801,6 +801,18 @@ class Workspace:
 
 class _Cancelled(Exception):
     pass
+
+
+def semantic_state(settings: Settings, ws: Workspace | None) -> str:
+    """``off`` (disabled in the settings), ``loading`` (not tried yet, or the model is
+    loading), ``ready``, or ``unavailable`` (see ``Workspace.semantic_message``)."""
+    if not settings.embedding.enabled:
+        return "off"
+    if ws is not None and ws.semantic_ready:
+        return "ready"
+    if ws is not None and ws.semantic_message:
+        return "unavailable"
+    return "loading"
 
 
 def _stop_when(cancel: threading.Event) -> Callable[[int, int], None]:

@@ -34,7 +34,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from . import __version__, config
-from .indexer import IndexError_, IndexReport, Progress, Workspace
+from .indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
+from .jobs import Jobs
 from .query import MODES, TYPES, QueryError, Weights, request_from_params
 from .roles import ROLES
 from .search import result_json
@@ -137,9 +138,7 @@ class Service:
         self.last_run_at: float | None = None
         self.last_embed: dict[str, Any] | None = None
         self.watcher: Watcher | None = None
-        self._index_pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index")
-        self._embed_pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-embed")
-        self._futures: set[cf.Future] = set()
+        self._jobs = Jobs()
         self._changes: set[str] = set()
         self._changes_lock = threading.Lock()
         self._sync_scheduled = False
@@ -148,20 +147,8 @@ class Service:
 
     # jobs -------------------------------------------------------------------
     def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
-        """Run ``fn`` on the indexing (or embedding) thread; a failure is logged by name."""
-        try:
-            fut = (self._embed_pool if embed else self._index_pool).submit(fn, *args)
-        except RuntimeError:  # shutting down
-            return None
-        self._futures.add(fut)
-
-        def done(f: cf.Future) -> None:
-            self._futures.discard(f)
-            if not f.cancelled() and f.exception() is not None:
-                log.error("%s failed", name, exc_info=f.exception())
-
-        fut.add_done_callback(done)
-        return fut
+        """Run ``fn`` on the indexing (or embedding) thread; see ``jobs.Jobs``."""
+        return self._jobs.submit(name, fn, *args, embed=embed)
 
     def start(self) -> None:
         self.indexing = True  # from now until the first run is over: results may be partial
@@ -296,15 +283,7 @@ class Service:
         return "embedding" if self.embedding else "ready"
 
     def semantic_state(self) -> str:
-        """off (disabled in the settings), loading, ready, or unavailable (see the message)."""
-        engine = self.engine
-        if not self.settings.embedding.enabled:
-            return "off"
-        if engine is not None and engine.semantic_ready:
-            return "ready"
-        if engine is not None and engine.semantic_message:
-            return "unavailable"
-        return "loading"
+        return semantic_state(self.settings, self.engine)
 
     def semantic_summary(self, index: dict[str, Any]) -> dict[str, Any]:
         """How complete the semantic side of a search is, in one object."""
@@ -363,10 +342,7 @@ class Service:
         self.cancel.set()
         if self.watcher is not None:
             self.watcher.stop()
-        for fut in list(self._futures):
-            fut.cancel()
-        self._index_pool.shutdown(wait=True, cancel_futures=True)
-        self._embed_pool.shutdown(wait=True, cancel_futures=True)
+        self._jobs.shutdown()
         if self.engine is not None:
             self.engine.close()
             self.engine = None

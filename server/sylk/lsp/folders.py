@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from .. import config, gitmeta
-from ..indexer import IndexError_, IndexReport, Progress, Workspace
+from ..indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
 from ..watch import Watcher
 
 if TYPE_CHECKING:
@@ -268,16 +268,7 @@ class Folder:
         return out
 
     def semantic_state(self) -> str:
-        """``off`` (disabled in the settings), ``loading`` (not tried yet, or the model is
-        loading), ``ready``, or ``unavailable`` (see ``semantic.message``)."""
-        engine = self.engine
-        if not self.settings.embedding.enabled:
-            return "off"
-        if engine is not None and engine.semantic_ready:
-            return "ready"
-        if engine is not None and engine.semantic_message:
-            return "unavailable"
-        return "loading"
+        return semantic_state(self.settings, self.engine)
 
     def close(self) -> None:
         """Stop everything of this folder (removed from the workspace, or shutdown)."""

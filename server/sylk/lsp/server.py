@@ -25,6 +25,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__, config
 from ..indexer import Workspace
+from ..jobs import Jobs
 from .folders import Folder
 
 log = logging.getLogger("sylk")
@@ -53,11 +54,7 @@ class SylkServer(LanguageServer):
         self.client_options: dict[str, Any] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.cancel = threading.Event()  # the server is stopping
-        self._worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index")
-        # embedding takes minutes on a big workspace: its own thread, so saves and disk
-        # changes are indexed at once while it runs
-        self._embed_worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-embed")
-        self._futures: set[cf.Future] = set()
+        self._jobs = Jobs(lambda name, exc: self.message(f"{name} failed: {exc}", types.MessageType.Error))
         self._progress_tokens = 0
         self._problems: list[str] = []
 
@@ -127,23 +124,8 @@ class SylkServer(LanguageServer):
         self.in_loop(self.window_log_message, types.LogMessageParams(type=kind, message=text))
 
     def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
-        """Run ``fn`` on the indexing thread (or the embedding thread); failures are logged by
-        name and never kill the server."""
-        try:
-            fut = (self._embed_worker if embed else self._worker).submit(fn, *args)
-        except RuntimeError:  # shutting down
-            return None
-        self._futures.add(fut)
-
-        def done(f: cf.Future) -> None:
-            self._futures.discard(f)
-            if not f.cancelled() and f.exception() is not None:
-                exc = f.exception()
-                log.error("%s failed", name, exc_info=exc)
-                self.message(f"{name} failed: {exc}", types.MessageType.Error)
-
-        fut.add_done_callback(done)
-        return fut
+        """Run ``fn`` on the indexing thread (or the embedding thread); see ``jobs.Jobs``."""
+        return self._jobs.submit(name, fn, *args, embed=embed)
 
     # settings -----------------------------------------------------------
     def apply_settings(self, options: Any) -> list[Folder]:
@@ -234,10 +216,7 @@ class SylkServer(LanguageServer):
         self.cancel.set()
         for folder in self.folders.values():
             folder.close()
-        for fut in list(self._futures):
-            fut.cancel()
-        self._worker.shutdown(wait=True, cancel_futures=True)
-        self._embed_worker.shutdown(wait=True, cancel_futures=True)
+        self._jobs.shutdown()
         for folder in self.folders.values():
             folder.close_engine()
 

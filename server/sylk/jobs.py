@@ -1,0 +1,47 @@
+"""The background threads of a long-running front end (the language server, the MCP
+server): one for indexing and one for embedding, each running one job at a time, so
+a minutes-long embedding pass never holds up the index runs of saves and disk changes."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger("sylk")
+
+
+class Jobs:
+    def __init__(self, on_failure: Callable[[str, BaseException], None] | None = None) -> None:
+        self._index = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index")
+        self._embed = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-embed")
+        self._futures: set[cf.Future] = set()
+        self._on_failure = on_failure
+
+    def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
+        """Run ``fn`` on the indexing (or embedding) thread; a failure is logged by name (and
+        passed to ``on_failure``), never raised. None once shut down."""
+        try:
+            fut = (self._embed if embed else self._index).submit(fn, *args)
+        except RuntimeError:  # shutting down
+            return None
+        self._futures.add(fut)
+
+        def done(f: cf.Future) -> None:
+            self._futures.discard(f)
+            if not f.cancelled() and f.exception() is not None:
+                exc = f.exception()
+                log.error("%s failed", name, exc_info=exc)
+                if self._on_failure is not None:
+                    self._on_failure(name, exc)
+
+        fut.add_done_callback(done)
+        return fut
+
+    def shutdown(self) -> None:
+        """Drop queued jobs and wait for the running ones (they see their cancel events)."""
+        for fut in list(self._futures):
+            fut.cancel()
+        self._index.shutdown(wait=True, cancel_futures=True)
+        self._embed.shutdown(wait=True, cancel_futures=True)
