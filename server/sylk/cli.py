@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, config, gitmeta, integrity
+from . import __version__, config, documents, gitmeta, integrity
 from .indexer import IndexError_, Progress, Workspace, clear_index
 
 KIND_WIDTH = 11
@@ -325,8 +325,6 @@ def _writable(ws: Workspace) -> None:
 
 def cmd_add(args: argparse.Namespace) -> int:
     """A virtual document from a file or stdin ('-')."""
-    from . import documents
-
     root = _root(args.path)
     if args.file == "-":
         text = sys.stdin.read()
@@ -361,8 +359,6 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    from . import documents
-
     ws = _open(_root(args.path))
     try:
         _writable(ws)
@@ -375,8 +371,6 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from . import documents
-
     ws = _open(_root(args.path), writable=False)
     try:
         docs = documents.list_documents(ws)
@@ -392,8 +386,6 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    from . import documents
-
     root = _root(args.path)
     ws = _open(root, writable=args.action != "list")
     try:
@@ -422,7 +414,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
 def _rel_to(root: Path, path: str) -> str:
     """A workspace-relative path from a path given on the command line (relative to the
     current directory, or already relative to the root, or a document's sylk:/ path)."""
-    if path.startswith("sylk:/"):
+    if documents.is_virtual(path):
         return path
     p = Path(path).expanduser()
     for candidate in (p if p.is_absolute() else Path.cwd() / p, root / p):

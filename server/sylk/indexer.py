@@ -31,6 +31,7 @@ import platformdirs
 
 from . import gitsync, integrity, scan
 from .config import Settings, index_dir_for
+from .documents import is_virtual
 from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
 from .manifest import FileRecord, decode_symbols
 from .parsing import Parsed, exit_with_parent, parse_batch, parse_file
@@ -84,7 +85,6 @@ class IndexReport:
         return "; ".join(parts)
 
 
-VIRTUAL_PREFIX = "sylk:/"  # documents.PREFIX
 SYNC_META = "sync_state"  # the git state at the last complete run (gitsync), JSON
 MAX_TOUCHED = 5000
 INDEX_SIZE_TTL_S = 5.0
@@ -441,7 +441,7 @@ class Workspace:
         plan = self._compare(result.files, self.manifest.files())
         on_disk = {f.rel for f in result.files}
         # virtual documents (documents.py) live in the manifest, not on disk
-        plan.deleted = [p for p in plan.known if p not in on_disk and not p.startswith(VIRTUAL_PREFIX)]
+        plan.deleted = [p for p in plan.known if p not in on_disk and not is_virtual(p)]
         plan.skipped = [(s.rel, s.reason) for s in result.skipped] + plan.skipped
         plan.full, plan.git = True, git
         return plan
@@ -495,7 +495,7 @@ class Workspace:
         """The plan for these root-relative files or folders only (added, changed, deleted,
         newly ignored); the whole tree when one of them is an ignore file."""
         norm = sorted({r.strip("/") for r in rels if r.strip("/") not in ("", ".")
-                       and not r.startswith(VIRTUAL_PREFIX)})
+                       and not is_virtual(r)})
         if any(r.rpartition("/")[2] in scan.IGNORE_FILES or r == ".git/info/exclude" for r in norm):
             return self._plan_full()
         known = self.manifest.files()

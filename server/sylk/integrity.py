@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import scan
+from . import documents, scan
 from .embed import EmbeddingCache
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .manifest import MERKLE_META, Manifest, merkle_root
@@ -413,8 +413,6 @@ def _repair_stores(ws: Workspace, drift: StoreDrift) -> list[str]:
             # parsed again as changed files: their documents (if any) go, new ones come
             ws.manifest.invalidate(files)
     if files:
-        from . import documents
-
         for path in [f for f in files if documents.is_virtual(f)]:  # their text is in the manifest
             doc = documents.get(ws, documents.doc_id(path))
             if doc is not None:
@@ -655,7 +653,7 @@ def _disk_drift(ws: Workspace, files: dict) -> tuple[list[str], list[str], list[
         elif src.content_hash != rec.hash:
             changed.append(f.rel)
     for p, rec in files.items():  # virtual documents (documents.py) live in the manifest, not on disk
-        if p.startswith("sylk:/"):
+        if documents.is_virtual(p):
             hashes[p] = rec.hash
     gone = sorted(p for p in files if p not in hashes)
     return not_indexed, gone, changed, hashes

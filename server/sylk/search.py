@@ -21,13 +21,12 @@ import attrs
 import numpy as np
 import pathspec
 
+from .documents import doc_id, is_virtual
 from .lexical import ChunkHit, LexicalIndex
 from .manifest import ChunkRecord, Manifest
 from .positions import utf16_len
 from .roles import roles_of
 from .query import Filters, SearchRequest, rrf
-
-VIRTUAL_PREFIX = "sylk:/"  # documents.PREFIX: virtual documents keep their text in the manifest
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses only the first FUSE_MIN (at least 3x the page) of each: RRF over long
@@ -243,8 +242,8 @@ class HybridSearch:
                  cache: dict[str, list[str] | None]) -> tuple[str, int, tuple[tuple[int, int, int], ...]]:
         lines = cache.get(rec.path, ())
         if lines == ():
-            if rec.path.startswith(VIRTUAL_PREFIX):  # a virtual document: its text is in the manifest
-                row = self.manifest.document(rec.path[len(VIRTUAL_PREFIX):])
+            if is_virtual(rec.path):  # a virtual document: its text is in the manifest
+                row = self.manifest.document(doc_id(rec.path))
                 lines = row[4].split("\n") if row else None
             else:
                 lines = _file_lines(self.root / rec.path)

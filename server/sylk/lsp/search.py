@@ -14,7 +14,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import agent, documents
 from ..roles import roles_of
-from ..search import VIRTUAL_PREFIX
 from ..query import QueryError, SearchRequest, Weights, request_from_params
 from ..search import SearchResult
 from . import convert
@@ -37,7 +36,7 @@ def result_to_wire(root: Path, result: SearchResult,
         if h.type == "git_commit":
             hits.append(_commit_to_wire(root, h))
             continue
-        virtual = h.path.startswith(VIRTUAL_PREFIX)
+        virtual = documents.is_virtual(h.path)
         hits.append({
             "uri": None if virtual else convert.path_to_uri(root, h.path),
             "path": h.path,
@@ -62,7 +61,7 @@ def result_to_wire(root: Path, result: SearchResult,
                            for ln, a, b in h.highlights],
         })
         if virtual:
-            doc_id = h.path[len(VIRTUAL_PREFIX):]
+            doc_id = documents.doc_id(h.path)
             hits[-1]["document"] = (document(doc_id) if document else None) or {"id": doc_id}
     out: dict[str, Any] = {
         "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
