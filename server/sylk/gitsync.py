@@ -39,15 +39,20 @@ class GitState:
     opaque: bool
 
 
+def _env() -> dict[str, str]:
+    """git's environment: no index lock taken from the user, C messages, the root's own repository."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    return env
+
+
 def _git(root: Path, *args: str) -> bytes | None:
     exe = shutil.which("git")
     if exe is None:
         return None
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
     try:
-        out = subprocess.run([exe, "-C", str(root), *args], capture_output=True, timeout=TIMEOUT_S, env=env,
+        out = subprocess.run([exe, "-C", str(root), *args], capture_output=True, timeout=TIMEOUT_S, env=_env(),
                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
@@ -115,16 +120,13 @@ def last_commits(root: Path, prefix: str, wanted: set[str], max_commits: int = M
     exe = shutil.which("git")
     if exe is None or not wanted:
         return {}
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
     args = [exe, "-C", str(root), "log", "-z", "--no-renames", "--name-only", "--no-merges",
             f"--max-count={max_commits}", "--format=%x01%H%x1f%an%x1f%ct", "--", "."]
     found: dict[str, FileCommit] = {}
     left = set(wanted)
     try:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                env=env)
+                                env=_env())
     except OSError:
         return {}
     assert proc.stdout is not None
