@@ -245,6 +245,11 @@ def resolve(root: Path, client: Mapping[str, Any] | None = None,
     return structure(merged), problems
 
 
+def cache_root() -> Path:
+    """Sylk's folder in the user cache directory: index folders, the assembled model."""
+    return Path(platformdirs.user_cache_dir("sylk", appauthor=False))
+
+
 def index_dir_for(root: Path, settings: Settings) -> Path:
     """The index folder of a workspace: the configured one, or one under the user cache dir."""
     if settings.index_dir:
@@ -252,4 +257,4 @@ def index_dir_for(root: Path, settings: Settings) -> Path:
     root = root.resolve()
     digest = hashlib.sha1(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", root.name) or "root"
-    return Path(platformdirs.user_cache_dir("sylk", appauthor=False)) / f"{safe}-{digest}"
+    return cache_root() / f"{safe}-{digest}"

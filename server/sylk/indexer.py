@@ -27,10 +27,9 @@ from typing import Any
 
 import attrs
 import numpy as np
-import platformdirs
 
 from . import gitsync, integrity, scan
-from .config import Settings, index_dir_for
+from .config import Settings, cache_root, index_dir_for
 from .documents import is_virtual
 from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
 from .manifest import FileRecord, decode_symbols
@@ -275,8 +274,7 @@ class Workspace:
             if self._semantic_tried:
                 return None
             self._semantic_tried = True
-            cache_root = Path(platformdirs.user_cache_dir("sylk", appauthor=False))
-            embedder, message = load_embedder(self.settings.embedding, cache_root)
+            embedder, message = load_embedder(self.settings.embedding, cache_root())
             if embedder is None:
                 self.semantic_message = message or "no embedding model could be loaded"
                 return f"{self.semantic_message}; serving lexical results only"

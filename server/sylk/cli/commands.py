@@ -1,4 +1,8 @@
-"""The ``sylk`` command: the same engine as the language server, from a terminal."""
+"""The commands of ``sylk`` (parsed in ``sylk.cli``): the engine, from a terminal.
+
+Imported only once a command is chosen, so ``sylk --version`` and ``sylk --help``
+never load the engine, the model runtime or FAISS.
+"""
 
 from __future__ import annotations
 
@@ -10,27 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, config, documents, gitmeta, integrity
-from .indexer import IndexError_, Progress, Workspace, clear_index
+from .. import config, documents, gitmeta, integrity
+from ..indexer import IndexError_, Progress, Workspace, clear_index
+from .args import workspace_root
+from .errors import CliError
+from .render import human_size
 
 KIND_WIDTH = 11
-
-
-class CliError(Exception):
-    """One clear line for the user; exit status 1 (2 for bad arguments)."""
-
-    def __init__(self, message: str, status: int = 1) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _root(path: str | None) -> Path:
-    root = Path(path or ".").expanduser()
-    if not root.exists():
-        raise CliError(f"{root}: no such directory", 2)
-    if not root.is_dir():
-        raise CliError(f"{root}: not a directory", 2)
-    return root.resolve()
 
 
 def _settings(root: Path) -> config.Settings:
@@ -82,12 +72,10 @@ class _ProgressBar:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    root = _root(args.path)
+    root = workspace_root(args.path)
     ws = _open(root)
     try:
-        if not ws.writable:
-            raise CliError("another Sylk process (a language server or 'sylk index') is writing this "
-                           "workspace's index; run this again when it is done")
+        _writable(ws)
         if args.repair:
             print(f"{root}: repair: {integrity.repair(ws).summary()}")
         report = ws.index(progress=_ProgressBar(), workers=args.workers)
@@ -124,7 +112,7 @@ def _refresh(ws: Workspace) -> None:
 
 
 def cmd_symbols(args: argparse.Namespace) -> int:
-    root = _root(args.path)
+    root = workspace_root(args.path)
     ws = _open(root)
     try:
         if not args.no_refresh:
@@ -135,7 +123,7 @@ def cmd_symbols(args: argparse.Namespace) -> int:
     finally:
         ws.close()
     if args.format == "json":
-        from .symbol_search import symbol_json
+        from ..symbol_search import symbol_json
 
         print(json.dumps([symbol_json(h) for h in hits], indent=2))
         return 0
@@ -154,15 +142,15 @@ def cmd_symbols(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .query import Filters, QueryError, SearchRequest, parse_inline
-    from .search import result_json
+    from ..query import Filters, QueryError, SearchRequest, parse_inline
+    from ..search import result_json
 
-    root = _root(args.path)
+    root = workspace_root(args.path)
     try:
         text, inline = parse_inline(args.query)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
-    from .gitmeta import parse_time
+    from ..gitmeta import parse_time
 
     try:
         after = parse_time("--after", args.after) if args.after else None
@@ -239,16 +227,8 @@ def _highlight(line: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out) + line[pos:]
 
 
-def _human(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
 def cmd_status(args: argparse.Namespace) -> int:
-    root = _root(args.path)
+    root = workspace_root(args.path)
     ws = _open(root, writable=False)
     try:
         st = ws.status()
@@ -263,7 +243,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return status
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st["lastIndexed"])) if st["lastIndexed"] else "never"
     print(f"workspace     {st['root']}")
-    print(f"index         {st['indexDir']} ({_human(st['indexBytes'])})")
+    print(f"index         {st['indexDir']} ({human_size(st['indexBytes'])})")
     print(f"files         {st['files']}")
     print(f"symbols       {st['symbols']}")
     print(f"chunks        {st.get('chunks', 0)} ({st.get('embedded', 0)} embedded, {st.get('pending', 0)} pending)")
@@ -325,7 +305,7 @@ def _writable(ws: Workspace) -> None:
 
 def cmd_add(args: argparse.Namespace) -> int:
     """A virtual document from a file or stdin ('-')."""
-    root = _root(args.path)
+    root = workspace_root(args.path)
     if args.file == "-":
         text = sys.stdin.read()
         default_id = f"{args.type}-{int(time.time() * 1000)}"
@@ -359,7 +339,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    ws = _open(_root(args.path))
+    ws = _open(workspace_root(args.path))
     try:
         _writable(ws)
         if not documents.remove_document(ws, args.id):
@@ -371,7 +351,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    ws = _open(_root(args.path), writable=False)
+    ws = _open(workspace_root(args.path), writable=False)
     try:
         docs = documents.list_documents(ws)
     finally:
@@ -386,7 +366,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    root = _root(args.path)
+    root = workspace_root(args.path)
     ws = _open(root, writable=args.action != "list")
     try:
         if args.action == "list":
@@ -426,14 +406,14 @@ def _rel_to(root: Path, path: str) -> str:
 
 
 def cmd_clear(args: argparse.Namespace) -> int:
-    root = _root(args.path)
+    root = workspace_root(args.path)
     folder = clear_index(root, _settings(root))
     print(f"removed {folder}" if folder else f"no index for {root}")
     return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .lsp.server import serve  # imports pygls only here
+    from ..lsp.server import serve  # imports pygls only here
 
     if not args.stdio and not args.tcp:
         args.stdio = True
@@ -442,126 +422,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from .mcp_server import serve  # imports the MCP SDK only here
+    try:
+        from ..mcp_server import serve  # imports the MCP SDK only here
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] != "mcp":
+            raise
+        raise CliError("'sylk mcp' needs the MCP SDK, an optional extra: pip install 'sylk[mcp]' "
+                       "(pipx inject sylk mcp, or uv tool install 'sylk[mcp]')", 2) from exc
 
-    root = _root(args.path)
+    root = workspace_root(args.path)
     serve(root, _settings(root))
     return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sylk", description="Local-first code search: symbols and text.")
-    parser.add_argument("--version", action="version", version=f"sylk {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser("index", help="index a workspace (only what changed since the last run)")
-    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
-    p.add_argument("--no-embed", action="store_true",
-                   help="skip the embeddings (semantic search); symbols and text only")
-    p.add_argument("--repair", action="store_true",
-                   help="first fix drift between the index's stores (see 'sylk status --verify') without a rebuild")
-    p.set_defaults(func=cmd_index)
-
-    p = sub.add_parser("symbols", help="fuzzy search of symbol definitions")
-    p.add_argument("query")
-    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.add_argument("--limit", type=int, default=None, help="maximum results (default: symbols.limit)")
-    p.add_argument("--format", choices=("default", "json"), default="default")
-    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
-    p.set_defaults(func=cmd_symbols)
-
-    p = sub.add_parser("search", help="search code by words and by meaning (hybrid)",
-                       description="Inline filters work in the query: lang:python path:src/** kind:function "
-                                   "type:markdown minlines:N maxlines:N")
-    p.add_argument("query")
-    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.add_argument("--mode", choices=("hybrid", "lexical", "semantic"), default="hybrid")
-    p.add_argument("--lang", action="append", help="only this language (repeatable)")
-    p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
-    p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
-    p.add_argument("--type", action="append",
-                   help="source_code, markdown, config, text, git_commit, or a document type (repeatable)")
-    p.add_argument("--role", action="append", choices=("test", "repository", "service", "handler", "command",
-                                                       "query", "entity"),
-                   help="only code with this role, told by names and paths (repeatable)")
-    p.add_argument("--tag", action="append", help="only files and documents with this user tag (repeatable)")
-    p.add_argument("--author", action="append", help="only files whose last commit is by this author (git)")
-    p.add_argument("--after", help="only files last committed on or after this date (git), e.g. 2024-05-31")
-    p.add_argument("--before", help="only files last committed before this date (git)")
-    p.add_argument("--limit", type=int, default=10)
-    p.add_argument("--offset", type=int, default=0)
-    p.add_argument("--context", type=int, default=2, help="lines of context around the match")
-    p.add_argument("--fuzzy", action="store_true", help="tolerate one typo per word")
-    p.add_argument("--facets", action="store_true", help="print counts by language, type, kind, folder")
-    p.add_argument("--format", choices=("default", "paths", "json"), default="default")
-    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
-    p.set_defaults(func=cmd_search)
-
-    p = sub.add_parser("status", help="what is indexed, and what was skipped and why")
-    p.add_argument("path", nargs="?")
-    p.add_argument("--format", choices=("default", "json"), default="default")
-    p.add_argument("--verify", action="store_true",
-                   help="compare the manifest, the text index, the vectors and the disk; exit 1 on drift")
-    p.set_defaults(func=cmd_status)
-
-    p = sub.add_parser("clear", help="delete a workspace's index")
-    p.add_argument("path", nargs="?")
-    p.set_defaults(func=cmd_clear)
-
-    p = sub.add_parser("serve", help="run the language server")
-    p.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (default)")
-    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead (for debugging)")
-    p.set_defaults(func=cmd_serve)
-
-    p = sub.add_parser("add", help="index a virtual document (a note, a prompt, a fetched page) from a file or stdin")
-    p.add_argument("file", help="a text file, or - for standard input")
-    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.add_argument("--id", help="the document's id (default: the file name); the same id replaces it")
-    p.add_argument("--type", default="note", help="note, prompt, response, web_page ... (default: note)")
-    p.add_argument("--title", help="a title (searchable)")
-    p.add_argument("--tag", action="append", help="a tag (repeatable)")
-    p.add_argument("--meta", action="append", metavar="KEY=VALUE", help="metadata (repeatable), e.g. url=...")
-    p.add_argument("--no-embed", action="store_true", help="leave the embedding to the next run")
-    p.set_defaults(func=cmd_add)
-
-    p = sub.add_parser("remove", help="remove a virtual document")
-    p.add_argument("id")
-    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.set_defaults(func=cmd_remove)
-
-    p = sub.add_parser("docs", help="list the virtual documents")
-    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.add_argument("--format", choices=("default", "json"), default="default")
-    p.set_defaults(func=cmd_docs)
-
-    p = sub.add_parser("tag", help="user tags on files and documents: add|remove TAG PATH..., list [PATH|TAG...]")
-    p.add_argument("action", choices=("add", "remove", "list"))
-    p.add_argument("items", nargs="*", metavar="TAG/PATH")
-    p.add_argument("--root", dest="path", help="workspace folder (default: current directory)")
-    p.set_defaults(func=cmd_tag)
-
-    p = sub.add_parser("mcp", help="serve the workspace to agents over the Model Context Protocol (stdio)")
-    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.set_defaults(func=cmd_mcp)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except CliError as exc:
-        print(f"sylk: error: {exc}", file=sys.stderr)
-        return exc.status
-    except sqlite3.DatabaseError as exc:  # damage the checks at open do not read for (see integrity)
-        print(f"sylk: error: the index is damaged ({exc}); 'sylk index --repair' rebuilds it", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("sylk: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,138 @@
+"""The ``sylk`` command: the same engine as the language server, from a terminal.
+
+This module only parses the command line: the command's module (``commands``,
+``doctor``) is imported once the command is known, so ``sylk --version`` and
+``sylk --help`` start in a few tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sqlite3
+import sys
+
+from .. import __version__
+from .errors import CliError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sylk", description="Local-first code search: symbols and text.")
+    parser.add_argument("--version", action="version", version=f"sylk {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("index", help="index a workspace (only what changed since the last run)")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
+    p.add_argument("--no-embed", action="store_true",
+                   help="skip the embeddings (semantic search); symbols and text only")
+    p.add_argument("--repair", action="store_true",
+                   help="first fix drift between the index's stores (see 'sylk status --verify') without a rebuild")
+    p.set_defaults(run="commands:cmd_index")
+
+    p = sub.add_parser("symbols", help="fuzzy search of symbol definitions")
+    p.add_argument("query")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--limit", type=int, default=None, help="maximum results (default: symbols.limit)")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
+    p.set_defaults(run="commands:cmd_symbols")
+
+    p = sub.add_parser("search", help="search code by words and by meaning (hybrid)",
+                       description="Inline filters work in the query: lang:python path:src/** kind:function "
+                                   "type:markdown minlines:N maxlines:N")
+    p.add_argument("query")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--mode", choices=("hybrid", "lexical", "semantic"), default="hybrid")
+    p.add_argument("--lang", action="append", help="only this language (repeatable)")
+    p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
+    p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
+    p.add_argument("--type", action="append",
+                   help="source_code, markdown, config, text, git_commit, or a document type (repeatable)")
+    p.add_argument("--role", action="append", choices=("test", "repository", "service", "handler", "command",
+                                                       "query", "entity"),
+                   help="only code with this role, told by names and paths (repeatable)")
+    p.add_argument("--tag", action="append", help="only files and documents with this user tag (repeatable)")
+    p.add_argument("--author", action="append", help="only files whose last commit is by this author (git)")
+    p.add_argument("--after", help="only files last committed on or after this date (git), e.g. 2024-05-31")
+    p.add_argument("--before", help="only files last committed before this date (git)")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--context", type=int, default=2, help="lines of context around the match")
+    p.add_argument("--fuzzy", action="store_true", help="tolerate one typo per word")
+    p.add_argument("--facets", action="store_true", help="print counts by language, type, kind, folder")
+    p.add_argument("--format", choices=("default", "paths", "json"), default="default")
+    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
+    p.set_defaults(run="commands:cmd_search")
+
+    p = sub.add_parser("status", help="what is indexed, and what was skipped and why")
+    p.add_argument("path", nargs="?")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.add_argument("--verify", action="store_true",
+                   help="compare the manifest, the text index, the vectors and the disk; exit 1 on drift")
+    p.set_defaults(run="commands:cmd_status")
+
+    p = sub.add_parser("clear", help="delete a workspace's index")
+    p.add_argument("path", nargs="?")
+    p.set_defaults(run="commands:cmd_clear")
+
+    p = sub.add_parser("serve", help="run the language server")
+    p.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (default)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead (for debugging)")
+    p.set_defaults(run="commands:cmd_serve")
+
+    p = sub.add_parser("add", help="index a virtual document (a note, a prompt, a fetched page) from a file or stdin")
+    p.add_argument("file", help="a text file, or - for standard input")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--id", help="the document's id (default: the file name); the same id replaces it")
+    p.add_argument("--type", default="note", help="note, prompt, response, web_page ... (default: note)")
+    p.add_argument("--title", help="a title (searchable)")
+    p.add_argument("--tag", action="append", help="a tag (repeatable)")
+    p.add_argument("--meta", action="append", metavar="KEY=VALUE", help="metadata (repeatable), e.g. url=...")
+    p.add_argument("--no-embed", action="store_true", help="leave the embedding to the next run")
+    p.set_defaults(run="commands:cmd_add")
+
+    p = sub.add_parser("remove", help="remove a virtual document")
+    p.add_argument("id")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.set_defaults(run="commands:cmd_remove")
+
+    p = sub.add_parser("docs", help="list the virtual documents")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.set_defaults(run="commands:cmd_docs")
+
+    p = sub.add_parser("tag", help="user tags on files and documents: add|remove TAG PATH..., list [PATH|TAG...]")
+    p.add_argument("action", choices=("add", "remove", "list"))
+    p.add_argument("items", nargs="*", metavar="TAG/PATH")
+    p.add_argument("--root", dest="path", help="workspace folder (default: current directory)")
+    p.set_defaults(run="commands:cmd_tag")
+
+    p = sub.add_parser("doctor", help="check the installation: Python, grammars, the model, the index folder, "
+                                      "git, the file watcher, the MCP extra; exit 1 if a required check fails")
+    p.add_argument("path", nargs="?", help="workspace folder whose index folder is checked (default: current directory)")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.set_defaults(run="doctor:cmd_doctor")
+
+    p = sub.add_parser("mcp", help="serve the workspace to agents over the Model Context Protocol (stdio)")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.set_defaults(run="commands:cmd_mcp")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    module, function = args.run.split(":")
+    try:
+        run = getattr(importlib.import_module(f".{module}", __name__), function)
+        return run(args)
+    except CliError as exc:
+        print(f"sylk: error: {exc}", file=sys.stderr)
+        return exc.status
+    except sqlite3.DatabaseError as exc:  # damage the checks at open do not read for (see integrity)
+        print(f"sylk: error: the index is damaged ({exc}); 'sylk index --repair' rebuilds it", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("sylk: interrupted", file=sys.stderr)
+        return 130
