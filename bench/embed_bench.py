@@ -9,7 +9,7 @@ makes), one chunk per definition's source text, a seeded random sample of --n so
 lengths are mixed as they are in a workspace. Each contender runs in its own
 subprocess on the same texts, so peak RSS (VmHWM) is its own:
 
-    pipeline      sylk.embed: load_embedder + Embedder.embed (truncation at
+    pipeline      sylk.embed.embedder: load_embedder + Embedder.embed (truncation at
                   max_tokens, batches grouped by token length, input order kept)
     bare          fastembed TextEmbedding(...).embed(texts) with its defaults
                   (batch 256, truncation at the model's 512 tokens, input order)
@@ -74,7 +74,7 @@ def corpus_dir(arg: str | None) -> Path:
 
 def function_chunks(root: Path) -> list[str]:
     """The source text of every function and method under ``root`` (.py files)."""
-    from sylk import symbols
+    from sylk.ingest import symbols
 
     out: list[str] = []
     for path in sorted(root.rglob("*.py")):
@@ -102,7 +102,7 @@ def worker(kind: str, texts_file: Path, out_file: Path, args: argparse.Namespace
     texts = json.loads(texts_file.read_text(encoding="utf-8"))
     rss_start, _ = _rss_mb()
     t0 = time.perf_counter()
-    from sylk import embed
+    from sylk.embed import embedder as embed
 
     cache_root = Path(args.cache_root)
     settings = embed.EmbeddingSettings(max_tokens=args.max_tokens, batch_size=args.batch_size,
@@ -189,7 +189,7 @@ def main() -> None:
         texts_file = tmp / "texts.json"
         texts_file.write_text(json.dumps(sample), encoding="utf-8")
 
-        from sylk import embed
+        from sylk.embed import embedder as embed
 
         counter = embed.load_embedder(embed.EmbeddingSettings(max_tokens=512), Path(args.cache_root))[0]
         assert counter is not None

@@ -50,11 +50,10 @@ if str(SERVER) not in sys.path:
     sys.path.insert(0, str(SERVER))
 
 import faiss  # noqa: E402
-
 from sylk.config import Settings  # noqa: E402
-from sylk.indexer import Workspace  # noqa: E402
-from sylk.lexical import LexicalIndex  # noqa: E402
-from sylk.query import SearchRequest  # noqa: E402
+from sylk.engine.indexer import Workspace  # noqa: E402
+from sylk.search.query import SearchRequest  # noqa: E402
+from sylk.store.lexical import LexicalIndex  # noqa: E402
 
 EXCLUDED = ("ignored_dir/", "node_modules/")  # what the fixture's ignore rules leave out
 
@@ -196,9 +195,9 @@ def run_and_kill(args: list[str], env: dict[str, str], delay: float | None) -> t
 # n-th time it is reached (after the call returns, or a millisecond into it).
 DRIVER = r"""
 import os, signal, sys, threading
-import sylk.cli, sylk.indexer as indexer, sylk.vectors as vectors
-from sylk.lexical import LexicalIndex
-from sylk.manifest import Manifest
+import sylk.cli, sylk.engine.indexer as indexer, sylk.store.vectors as vectors
+from sylk.store.lexical import LexicalIndex
+from sylk.store.manifest import Manifest
 
 point, nth, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 seen = [0]

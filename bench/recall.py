@@ -1,8 +1,8 @@
-"""Symbol recall of sylk.symbols against universal-ctags (run by hand).
+"""Symbol recall of sylk.ingest.symbols against universal-ctags (run by hand).
 
     python bench/recall.py DIR [--lang L] [--examples N]
 
-Runs ``ctags`` (universal-ctags) and ``sylk.symbols.extract`` over the same
+Runs ``ctags`` (universal-ctags) and ``sylk.ingest.symbols.extract`` over the same
 files under DIR and prints, per language, how many ctags definitions of the
 "headline" kinds (functions, classes, methods, ...) there are and which fraction
 of their (name, 1-based line) pairs we also report, with a few misses, plus the
@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from sylk import languages, symbols  # noqa: E402
+from sylk import languages
+from sylk.ingest import symbols  # noqa: E402
 
 # Our language -> ctags kinds (long names, ``--fields=+K``) that we must find.
 CTAGS_KINDS: dict[str, frozenset[str]] = {

@@ -237,8 +237,8 @@ def main() -> int:
     args = ap.parse_args()
 
     from sylk.config import Settings
-    from sylk.indexer import Workspace
-    from sylk.query import SearchRequest
+    from sylk.engine.indexer import Workspace
+    from sylk.search.query import SearchRequest
 
     rg = shutil.which("rg")
     if rg is None:

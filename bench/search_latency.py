@@ -32,8 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 
 from sylk.config import Settings  # noqa: E402
-from sylk.indexer import Workspace  # noqa: E402
-from sylk.query import SearchRequest  # noqa: E402
+from sylk.engine.indexer import Workspace  # noqa: E402
+from sylk.search.query import SearchRequest  # noqa: E402
 
 MODES = ("hybrid", "lexical", "semantic")
 PACKAGES = ("email", "asyncio", "http", "urllib", "json", "logging")

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-
-from sylk import agent
-from sylk.query import QueryError, request_from_params
+from sylk.search import agent
+from sylk.search.query import QueryError, request_from_params
 from test_lsp import start, wait_for_progress_end
 
 
@@ -123,21 +122,21 @@ async def test_agent_options_over_stdio(served: LanguageClient):
     ("function", "once", "", "web/util.js", ()),
 ])
 def test_roles_from_names_and_paths(kind, name, container, path, want):
-    from sylk.roles import roles_of
+    from sylk.search.roles import roles_of
 
     assert roles_of(kind, name, container, path) == want
 
 
 def test_roles_filter_holds_and_unknown_roles_are_named(workspace: Path):
     from sylk.config import Settings
-    from sylk.indexer import Workspace
-    from sylk.query import SearchRequest
+    from sylk.engine.indexer import Workspace
+    from sylk.search.query import SearchRequest
 
     ws = Workspace(workspace, Settings())
     ws.index()
     req = request_from_params({"query": "user", "mode": "lexical", "filters": {"roles": ["repository"]}, "limit": 50})
     hits = ws.search(req).hits
-    from sylk.roles import roles_of
+    from sylk.search.roles import roles_of
 
     assert all("repository" in roles_of(h.kind, h.symbol, h.container, h.path) for h in hits)
     names = {h.symbol for h in hits}

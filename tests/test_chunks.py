@@ -6,9 +6,8 @@ import hashlib
 import textwrap
 
 import pytest
-
-from sylk import symbols
-from sylk.chunks import Chunk, chunk_file, file_type, window_chunk
+from sylk.ingest import symbols
+from sylk.ingest.chunks import Chunk, chunk_file, file_type, window_chunk
 from sylk.languages import language_for_path
 
 

@@ -20,12 +20,11 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pygls.uris import from_fs_path
-
-from sylk import integrity
-from sylk.indexer import META_FILE
-from sylk.manifest import merkle_root
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from sylk.engine import integrity
+from sylk.engine.indexer import META_FILE
+from sylk.store.manifest import merkle_root
 
 _spec = importlib.util.spec_from_file_location(
     "kill_restart", Path(__file__).resolve().parents[1] / "bench" / "kill_restart.py")

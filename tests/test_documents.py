@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 from pygls.exceptions import JsonRpcException
-
-from sylk import documents, integrity
 from sylk.config import Settings
-from sylk.indexer import Workspace
-from sylk.query import request_from_params
+from sylk.engine import documents, integrity
+from sylk.engine.indexer import Workspace
+from sylk.search.query import request_from_params
 from test_lsp import start, wait_for_progress_end
 
 NOTE = ("We cap retries at five attempts because the upstream rate limiter bans clients that retry "

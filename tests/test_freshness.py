@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-
 from test_lsp import TIMEOUT, rel, start, symbols, uri, wait_for_progress_end
 
 

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from sylk import gitmeta, gitsync
 from sylk.config import Settings
-from sylk.indexer import Workspace
-from sylk.query import request_from_params
+from sylk.engine import gitmeta
+from sylk.engine.indexer import Workspace
+from sylk.ingest import gitsync
+from sylk.search.query import request_from_params
 from test_lsp import TIMEOUT, start, wait_for_progress_end
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -7,9 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from sylk.config import Settings
-from sylk.indexer import META_FILE, IndexError_, Workspace
+from sylk.engine.indexer import META_FILE, IndexError_, Workspace
 
 
 def open_ws(root: Path, **settings) -> Workspace:

@@ -11,7 +11,6 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-
 FORBIDDEN = ("torch", "triton", "transformers", "sentence-transformers")
 
 # Runs `sylk` in a fresh interpreter with some top-level packages made unimportable,

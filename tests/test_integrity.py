@@ -21,16 +21,13 @@ import attrs
 import faiss
 import numpy as np
 import pytest
-
-from sylk.config import Settings
-from sylk.indexer import Workspace
-from sylk.integrity import LOCK_FILE, WriterLock
-from sylk.lexical import LexicalIndex
-from sylk.manifest import Manifest, merkle_root
-from sylk.vectors import VectorIndex
-
 from conftest import WORKSPACE
-
+from sylk.config import Settings
+from sylk.engine.indexer import Workspace
+from sylk.engine.integrity import LOCK_FILE, WriterLock
+from sylk.store.lexical import LexicalIndex
+from sylk.store.manifest import Manifest, merkle_root
+from sylk.store.vectors import VectorIndex
 
 # --- a workspace with its index, built once and copied per test -------------------------
 

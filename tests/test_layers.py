@@ -14,7 +14,7 @@ def test_core_imports_without_pygls():
         "        if name.split('.')[0] in ('pygls', 'lsprotocol'):\n"
         "            raise ImportError('blocked: ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
-        "import sylk.cli, sylk.indexer, sylk.symbol_search, sylk.lexical, sylk.config, sylk.scan\n"
+        "import sylk.cli, sylk.engine.indexer, sylk.search.symbol_search, sylk.store.lexical, sylk.config, sylk.ingest.scan\n"
         "print('ok')\n"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from sylk.lexical import LexicalIndex
-from sylk.lexical_docs import chunk_json_rest
-from sylk.words import code_words
+from sylk.ingest.lexical_docs import chunk_json_rest
+from sylk.store.lexical import LexicalIndex
+from sylk.text.words import code_words
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -76,7 +75,7 @@ def test_delete_by_path(index: LexicalIndex):
 
 
 def test_second_writer_is_refused(index: LexicalIndex):
-    from sylk.lexical import LexicalIndexLocked
+    from sylk.store.lexical import LexicalIndexLocked
 
     with pytest.raises(LexicalIndexLocked):
         LexicalIndex(index.folder)
@@ -84,7 +83,7 @@ def test_second_writer_is_refused(index: LexicalIndex):
 
 def test_short_and_long_word_splitting_agree():
     """Short texts take a regex, long ones a vectorised pass: same words either way."""
-    from sylk.words import SHORT_TEXT, code_words_utf8
+    from sylk.text.words import SHORT_TEXT, code_words_utf8
 
     sample = "getHTTPResponse2 utf8Decode XMLHttpRequest café_ÜberClass 😀x9Y snake_case kebab-case\n"
     long_text = sample * (SHORT_TEXT // len(sample) + 2)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 CLIENTS = ["visual-studio-code", "neovim"]
 TIMEOUT = 60.0

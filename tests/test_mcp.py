@@ -352,7 +352,7 @@ def test_front_ends_stay_apart():
         )
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
 
-    r = run(("pygls", "lsprotocol"), "sylk.mcp_server")
+    r = run(("pygls", "lsprotocol"), "sylk.mcp.server")
     assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr
-    r = run(("mcp",), "sylk.cli, sylk.indexer, sylk.search, sylk.symbol_search")
+    r = run(("mcp",), "sylk.cli, sylk.engine.indexer, sylk.search.hybrid, sylk.search.symbol_search")
     assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr

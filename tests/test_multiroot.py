@@ -10,7 +10,6 @@ from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
 from test_freshness import _get, status, wait_applied
 from test_lsp import TIMEOUT, symbols, uri
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from sylk import config, query
+from sylk import config
 from sylk.languages import BY_NAME
+from sylk.search import query
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "editors" / "nvim"

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from sylk.query import Filters, QueryError, Weights, parse_inline, request_from_params, rrf
+from sylk.search.query import Filters, QueryError, Weights, parse_inline, request_from_params, rrf
 
 
 @pytest.mark.parametrize(("query", "text", "filters"), [

@@ -12,9 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from sylk import scan
-from sylk.scan import (
+from sylk.ingest import scan
+from sylk.ingest.scan import (
     BINARY_SNIFF,
     IgnoreMatcher,
     ScanResult,

@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from sylk.config import Settings
-from sylk.indexer import Workspace
-from sylk.query import Filters, SearchRequest
+from sylk.engine.indexer import Workspace
+from sylk.search.query import Filters, SearchRequest
 
 
 @pytest.fixture
@@ -54,7 +53,7 @@ def test_filters_hold(ws: Workspace, filters: Filters, check):
 
 
 def test_inline_filters_in_the_query(ws: Workspace):
-    from sylk.query import parse_inline
+    from sylk.search.query import parse_inline
 
     text, filters = parse_inline("lang:go kind:method distance")
     hits = lexical(ws, text, filters=filters)
@@ -187,7 +186,7 @@ def test_changed_file_replaces_its_vectors(workspace: Path, tmp_path: Path):
 def test_other_model_vectors_are_rebuilt_from_the_cache(workspace: Path, tmp_path: Path, monkeypatch):
     import json as _json
 
-    import sylk.embed as embed_mod
+    import sylk.embed.embedder as embed_mod
 
     w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
     w.index()
@@ -213,7 +212,7 @@ def test_other_model_vectors_are_rebuilt_from_the_cache(workspace: Path, tmp_pat
 
 
 def test_disabled_embedding_serves_lexical_and_says_why(workspace: Path, tmp_path: Path):
-    from sylk.embed import EmbeddingSettings
+    from sylk.embed.embedder import EmbeddingSettings
 
     w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx"), embedding=EmbeddingSettings(enabled=False)))
     w.index()
@@ -316,7 +315,7 @@ def test_a_file_saved_during_embedding_is_embedded_next(workspace: Path, tmp_pat
 
 def test_a_file_reindexed_while_its_chunks_are_embedded_leaves_no_stale_vectors(workspace: Path, tmp_path: Path,
                                                                                  monkeypatch):
-    import sylk.indexer as indexer_mod
+    import sylk.engine.indexer as indexer_mod
 
     w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
     w.index()

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import pytest
-
-from sylk.symbol_search import (
-    TIER_EXACT, TIER_HUMP, TIER_PREFIX, TIER_SUBSEQUENCE, TIER_SUBSTRING, SymbolTable, hump_match, split_words,
+from sylk.ingest.symbols import Symbol
+from sylk.search.symbol_search import (
+    TIER_EXACT,
+    TIER_HUMP,
+    TIER_PREFIX,
+    TIER_SUBSEQUENCE,
+    TIER_SUBSTRING,
+    SymbolTable,
+    hump_match,
+    split_words,
 )
-from sylk.symbols import Symbol
 
 
 def sym(name: str, kind: str = "function", container: str = "", line: int = 0) -> Symbol:
@@ -135,7 +141,7 @@ def test_direct_and_scanning_strategies_agree(monkeypatch: pytest.MonkeyPatch):
     """Few candidates are checked one by one, many by scanning all names: same answers."""
     import random
 
-    import sylk.symbol_search as ss
+    import sylk.search.symbol_search as ss
 
     rng = random.Random(7)
     words = ["get", "set", "user", "by", "id", "http", "retry", "policy", "test", "parse", "config", "x", "io"]

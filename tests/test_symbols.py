@@ -1,4 +1,4 @@
-"""sylk.symbols: our tags queries per language, on small snippets."""
+"""sylk.ingest.symbols: our tags queries per language, on small snippets."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tree_sitter import Query
-
 from sylk import languages
-from sylk.symbols import KINDS, extract
+from sylk.ingest.symbols import KINDS, extract
+from tree_sitter import Query
 
 
 def triples(source: str, language: str) -> list[tuple[str, str, str]]:

@@ -9,11 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-import sylk.indexer as indexer_mod
-from sylk import gitsync
+import sylk.engine.indexer as indexer_mod
 from sylk.config import Settings
-from sylk.indexer import Workspace
+from sylk.engine.indexer import Workspace
+from sylk.ingest import gitsync
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from sylk.vectors import INDEX_FILE, META_FILE, VectorIndex
+from sylk.store.vectors import INDEX_FILE, META_FILE, VectorIndex
 
 DIM = 16
 MODEL = "test-model@1"

@@ -24,7 +24,7 @@ import cattrs
 import platformdirs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from .embed import EmbeddingSettings
+from .embed.embedder import EmbeddingSettings
 from .languages import BY_NAME
 
 

@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config, documents, gitmeta, integrity
-from ..indexer import IndexError_, Progress, Workspace, clear_index
+from .. import config
+from ..engine import documents, gitmeta, integrity
+from ..engine.indexer import IndexError_, Progress, Workspace, clear_index
 from .args import workspace_root
 from .errors import CliError
 from .render import human_size
@@ -123,7 +124,7 @@ def cmd_symbols(args: argparse.Namespace) -> int:
     finally:
         ws.close()
     if args.format == "json":
-        from ..symbol_search import symbol_json
+        from ..search.symbol_search import symbol_json
 
         print(json.dumps([symbol_json(h) for h in hits], indent=2))
         return 0
@@ -142,15 +143,15 @@ def cmd_symbols(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..query import Filters, QueryError, SearchRequest, parse_inline
-    from ..search import result_json
+    from ..search.hybrid import result_json
+    from ..search.query import Filters, QueryError, SearchRequest, parse_inline
 
     root = workspace_root(args.path)
     try:
         text, inline = parse_inline(args.query)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
-    from ..gitmeta import parse_time
+    from ..engine.gitmeta import parse_time
 
     try:
         after = parse_time("--after", args.after) if args.after else None
@@ -423,7 +424,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     try:
-        from ..mcp_server import serve  # imports the MCP SDK only here
+        from ..mcp.server import serve  # imports the MCP SDK only here
     except ImportError as exc:
         if (exc.name or "").split(".")[0] != "mcp":
             raise

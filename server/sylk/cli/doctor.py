@@ -96,7 +96,7 @@ def check_grammars() -> Check:
 
 
 def check_model(settings: config.Settings) -> Check:
-    from .. import embed
+    from ..embed import embedder as embed
 
     emb = settings.embedding
     if not emb.enabled:

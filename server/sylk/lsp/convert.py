@@ -8,8 +8,8 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..symbol_search import SymbolHit
-from ..symbols import Symbol
+from ..ingest.symbols import Symbol
+from ..search.symbol_search import SymbolHit
 
 SYMBOL_KINDS: dict[str, types.SymbolKind] = {
     "class": types.SymbolKind.Class,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from .. import documents
+from ..engine import documents
 
 if TYPE_CHECKING:
     from .folders import Folder

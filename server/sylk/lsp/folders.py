@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .. import config, gitmeta
-from ..indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
+from .. import config
+from ..engine import gitmeta
+from ..engine.indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
 from ..watch import Watcher
 
 if TYPE_CHECKING:

@@ -12,13 +12,13 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from .. import related
 from ..languages import language_for_path
-from ..symbol_search import SymbolHit
+from ..search import related
+from ..search.symbol_search import SymbolHit
 from . import convert
 
 if TYPE_CHECKING:
-    from ..indexer import Workspace
+    from ..engine.indexer import Workspace
     from .folders import Folder
     from .server import SylkServer
 

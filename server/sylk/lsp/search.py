@@ -9,17 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
-
 from pygls.exceptions import JsonRpcInvalidParams
 
-from .. import agent, documents
-from ..roles import roles_of
-from ..query import QueryError, SearchRequest, Weights, request_from_params
-from ..search import SearchResult
+from ..engine import documents
+from ..search import agent
+from ..search.hybrid import SearchResult
+from ..search.query import QueryError, SearchRequest, Weights, request_from_params
+from ..search.roles import roles_of
 from . import convert
 
 if TYPE_CHECKING:
-    from ..indexer import Workspace
+    from ..engine.indexer import Workspace
     from .folders import Folder
     from .server import SylkServer
 

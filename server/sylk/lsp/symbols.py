@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..symbol_search import SymbolHit
-from ..symbols import extract_for_path
+from ..ingest.symbols import extract_for_path
+from ..search.symbol_search import SymbolHit
 from . import convert
 
 if TYPE_CHECKING:
-    from ..indexer import Workspace
+    from ..engine.indexer import Workspace
     from .folders import Folder
     from .server import SylkServer
 

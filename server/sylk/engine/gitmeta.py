@@ -12,7 +12,7 @@ import calendar
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from . import gitsync, scan
+from ..ingest import gitsync, scan
 
 if TYPE_CHECKING:
     from .indexer import Workspace

@@ -33,14 +33,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from . import __version__, config
-from .indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
-from .jobs import Jobs
-from .query import MODES, TYPES, QueryError, Weights, request_from_params
-from .roles import ROLES
-from .search import result_json
-from .symbol_search import symbol_json
-from .watch import Watcher
+from .. import __version__, config
+from ..engine.indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
+from ..jobs import Jobs
+from ..search.hybrid import result_json
+from ..search.query import MODES, TYPES, QueryError, Weights, request_from_params
+from ..search.roles import ROLES
+from ..search.symbol_search import symbol_json
+from ..watch import Watcher
 
 log = logging.getLogger("sylk.mcp")
 

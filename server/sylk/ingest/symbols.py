@@ -37,8 +37,8 @@ import re
 import attrs
 from tree_sitter import Node, Parser, QueryCursor
 
-from . import languages
-from .positions import LineIndex
+from .. import languages
+from ..text.positions import LineIndex
 
 KINDS = (
     "class", "struct", "interface", "trait", "enum", "enum_member", "union", "module",

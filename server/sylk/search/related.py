@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from .manifest import ChunkRecord
+from ..store.manifest import ChunkRecord
 from .symbol_search import SymbolHit
 
 if TYPE_CHECKING:
-    from .indexer import Workspace
+    from ..engine.indexer import Workspace
 
 # chunks of the same file this similar to the query chunk are copies of it (overloads,
 # generated variants), not news

@@ -11,8 +11,8 @@ The files' (path, content hash) pairs have a Merkle root (``merkle_root``), kept
 
 from __future__ import annotations
 
-import hashlib
 import contextlib
+import hashlib
 import json
 import sqlite3
 import threading
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import attrs
 
-from .symbols import Symbol
+from ..ingest.symbols import Symbol
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

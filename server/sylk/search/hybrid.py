@@ -21,12 +21,12 @@ import attrs
 import numpy as np
 import pathspec
 
-from .documents import doc_id, is_virtual
-from .lexical import ChunkHit, LexicalIndex
-from .manifest import ChunkRecord, Manifest
-from .positions import utf16_len
-from .roles import roles_of
+from ..engine.documents import doc_id, is_virtual
+from ..store.lexical import ChunkHit, LexicalIndex
+from ..store.manifest import ChunkRecord, Manifest
+from ..text.positions import utf16_len
 from .query import Filters, SearchRequest, rrf
+from .roles import roles_of
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses only the first FUSE_MIN (at least 3x the page) of each: RRF over long

@@ -30,7 +30,7 @@ from pathlib import Path
 import attrs
 import tantivy
 
-from .words import code_words
+from ..text.words import code_words
 
 WORDS = "sylk_words"
 LOWER = "sylk_lower"

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import scan
-from .manifest import FileRecord
-from .parsing import Parsed, chunk_rows
-from .symbols import extract
-from .words import code_words_utf8
+from ..ingest import scan
+from ..ingest.parsing import Parsed, chunk_rows
+from ..ingest.symbols import extract
+from ..store.manifest import FileRecord
+from ..text.words import code_words_utf8
 
 if TYPE_CHECKING:
     from .indexer import Workspace

@@ -28,17 +28,18 @@ from typing import Any
 import attrs
 import numpy as np
 
-from . import gitsync, integrity, scan
-from .config import Settings, cache_root, index_dir_for
+from ..config import Settings, cache_root, index_dir_for
+from ..embed.embedder import Embedder, EmbeddingCache, embed_cached, load_embedder
+from ..ingest import gitsync, scan
+from ..ingest.parsing import Parsed, exit_with_parent, parse_batch, parse_file
+from ..ingest.symbols import extract_for_path
+from ..search.hybrid import HybridSearch, SearchResult
+from ..search.query import SearchRequest
+from ..search.symbol_search import SymbolHit, SymbolTable
+from ..store.manifest import FileRecord, decode_symbols
+from ..store.vectors import VectorIndex
+from . import integrity
 from .documents import is_virtual
-from .embed import Embedder, EmbeddingCache, embed_cached, load_embedder
-from .manifest import FileRecord, decode_symbols
-from .parsing import Parsed, exit_with_parent, parse_batch, parse_file
-from .query import SearchRequest
-from .search import HybridSearch, SearchResult
-from .symbol_search import SymbolHit, SymbolTable
-from .vectors import VectorIndex
-from .symbols import extract_for_path
 
 SCHEMA_VERSION = 3
 META_FILE = "sylk-index.json"

@@ -11,8 +11,8 @@ from typing import Any
 
 import attrs
 
+from ..engine.gitmeta import parse_time
 from .agent import GROUP_BY, expand_terms
-from .gitmeta import parse_time
 from .roles import ROLES
 
 MODES = ("hybrid", "lexical", "semantic")

@@ -15,14 +15,15 @@ from pathlib import Path
 
 import attrs
 
-from . import scan, symbols as symbols_mod
-from .languages import language_for_path
-from .manifest import encode_symbols
-from .symbols import Symbol
+from ..languages import language_for_path
+from ..search.symbol_search import split_words
+from ..store.manifest import encode_symbols
+from ..text.words import code_words, code_words_utf8
+from . import scan
+from . import symbols as symbols_mod
 from .chunks import CONTAINER_KINDS, chunk_file, file_type, window_chunk
 from .lexical_docs import chunk_json_rest
-from .symbol_search import split_words
-from .words import code_words, code_words_utf8
+from .symbols import Symbol
 
 _WORD = re.compile(r"\w")
 

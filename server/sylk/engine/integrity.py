@@ -55,11 +55,14 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import documents, scan
-from .embed import EmbeddingCache
-from .lexical import LexicalIndex, LexicalIndexLocked
-from .manifest import MERKLE_META, Manifest, merkle_root
-from .vectors import INDEX_FILE as VECTORS_FILE, META_FILE as VECTORS_META, VectorIndex
+from ..embed.embedder import EmbeddingCache
+from ..ingest import scan
+from ..store.lexical import LexicalIndex, LexicalIndexLocked
+from ..store.manifest import MERKLE_META, Manifest, merkle_root
+from ..store.vectors import INDEX_FILE as VECTORS_FILE
+from ..store.vectors import META_FILE as VECTORS_META
+from ..store.vectors import VectorIndex
+from . import documents
 
 try:
     import fcntl

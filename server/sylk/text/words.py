@@ -10,7 +10,6 @@ import re
 import numpy as np
 
 
-
 def code_words_utf8(data: bytes) -> str:
     """``data`` (UTF-8) with a space after each character that ends a word inside an
     identifier: lower->Upper (``getUser``), an acronym before a word (``HTTPServer``)
