@@ -11,18 +11,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sylk.config import MODEL_ID_DEFAULT, EmbeddingSettings
+from sylk.embed import embedder as embed
 from sylk.embed.embedder import (
-    MODEL_ID_DEFAULT,
     PACKAGED_MODEL_ID,
     Embedder,
-    EmbeddingCache,
-    EmbeddingSettings,
     assemble_packaged_model,
     embed_cached,
     load_embedder,
     packaged_model_dir,
 )
-from sylk.embed import embedder as embed
+from sylk.store.embedding_cache import EmbeddingCache
 
 BACKOFF = '''
 def fetch_with_retry(url, attempts=5):

@@ -212,7 +212,7 @@ def test_other_model_vectors_are_rebuilt_from_the_cache(workspace: Path, tmp_pat
 
 
 def test_disabled_embedding_serves_lexical_and_says_why(workspace: Path, tmp_path: Path):
-    from sylk.embed.embedder import EmbeddingSettings
+    from sylk.config import EmbeddingSettings
 
     w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx"), embedding=EmbeddingSettings(enabled=False)))
     w.index()

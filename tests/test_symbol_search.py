@@ -12,8 +12,8 @@ from sylk.search.symbol_search import (
     TIER_SUBSTRING,
     SymbolTable,
     hump_match,
-    split_words,
 )
+from sylk.text.words import split_words
 
 
 def sym(name: str, kind: str = "function", container: str = "", line: int = 0) -> Symbol:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from sylk import languages
+from sylk.ingest import grammars
 from sylk.ingest.symbols import KINDS, extract
 from tree_sitter import Query
 
@@ -23,7 +24,7 @@ def find(source: str, language: str, name: str):
 
 @pytest.mark.parametrize("language", [s.name for s in languages.SPECS])
 def test_query_compiles_and_uses_known_kinds(language):
-    query = languages.tags_query(language)
+    query = grammars.tags_query(language)
     assert isinstance(query, Query)
     for i in range(query.capture_count):
         cap = query.capture_name(i)

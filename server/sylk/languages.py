@@ -1,19 +1,13 @@
-"""File name -> language -> tree-sitter grammar and our tags query.
-
-Grammars come from the official per-language wheels (tree-sitter-python, ...).
-Each language's tags query lives in ``queries/<language>.scm`` beside this module.
-Grammars and compiled queries are loaded lazily and cached per process.
+"""The languages Sylk knows: names, file names and extensions, and which grammar wheel
+parses each (data only: the settings check names against it, and ``ingest.grammars``
+loads the grammars and Sylk's tags queries from it).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-from importlib import resources
 from pathlib import PurePosixPath
 
 import attrs
-from tree_sitter import Language, Query
 
 
 @attrs.frozen
@@ -71,21 +65,3 @@ def language_for_path(path: str) -> str | None:
     if name:
         return name
     return _BY_EXT.get(p.suffix.lower())
-
-
-@functools.cache
-def grammar(name: str) -> Language:
-    spec = BY_NAME[name]
-    module = importlib.import_module(spec.module)
-    return Language(getattr(module, spec.func)())
-
-
-@functools.cache
-def query_source(name: str) -> str:
-    return resources.files("sylk.queries").joinpath(f"{name}.scm").read_text(encoding="utf-8")
-
-
-@functools.cache
-def tags_query(name: str) -> Query:
-    source = query_source("typescript" if name == "tsx" else name)
-    return Query(grammar(name), source)

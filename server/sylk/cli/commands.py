@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from .. import config
 from ..engine import documents, gitmeta, integrity
 from ..engine.indexer import IndexError_, Progress, Workspace, clear_index
+from ..model import is_virtual
 from .args import workspace_root
 from .errors import CliError
 from .render import human_size
@@ -151,7 +151,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         text, inline = parse_inline(args.query)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
-    from ..engine.gitmeta import parse_time
+    from ..search.query import parse_time
 
     try:
         after = parse_time("--after", args.after) if args.after else None
@@ -395,7 +395,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
 def _rel_to(root: Path, path: str) -> str:
     """A workspace-relative path from a path given on the command line (relative to the
     current directory, or already relative to the root, or a document's sylk:/ path)."""
-    if documents.is_virtual(path):
+    if is_virtual(path):
         return path
     p = Path(path).expanduser()
     for candidate in (p if p.is_absolute() else Path.cwd() / p, root / p):
@@ -414,7 +414,7 @@ def cmd_clear(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from ..lsp.server import serve  # imports pygls only here
+    from ..lsp.app import serve  # imports pygls only here
 
     if not args.stdio and not args.tcp:
         args.stdio = True

@@ -78,7 +78,8 @@ def check_python() -> Check:
 
 
 def check_grammars() -> Check:
-    from ..languages import SPECS, tags_query
+    from ..ingest.grammars import tags_query
+    from ..languages import SPECS
 
     broken = []
     for spec in SPECS:
@@ -103,8 +104,8 @@ def check_model(settings: config.Settings) -> Check:
         return Check("embedding model", True,
                      "semantic search is off (embedding.enabled is false): nothing to check", required=False)
     what = f"embedding.modelPath {emb.model_path}" if emb.model_path else (
-        "the packaged model" if emb.model == embed.MODEL_ID_DEFAULT else f"embedding.model {emb.model}")
-    if not emb.model_path and emb.model == embed.MODEL_ID_DEFAULT:
+        "the packaged model" if emb.model == config.MODEL_ID_DEFAULT else f"embedding.model {emb.model}")
+    if not emb.model_path and emb.model == config.MODEL_ID_DEFAULT:
         problems = embed.packaged_model_problems()
         if problems:
             return Check("embedding model", False, "; ".join(problems),
@@ -120,7 +121,7 @@ def check_model(settings: config.Settings) -> Check:
     if vector.shape != (embedder.dim,) or not bool((vector == vector).all()) or not vector.any():
         return Check("embedding model", False, f"{what} returned a bad vector of shape {vector.shape}",
                      fix="pip install --force-reinstall sylk")
-    checked = ", sha256 checked" if not emb.model_path and emb.model == embed.MODEL_ID_DEFAULT else ""
+    checked = ", sha256 checked" if not emb.model_path and emb.model == config.MODEL_ID_DEFAULT else ""
     return Check("embedding model", True,
                  f"{embedder.model_id}{checked}; a test sentence embeds ({embedder.dim} dimensions, "
                  f"{took:.1f} s to load and embed); from {embedder.source}")

@@ -38,7 +38,6 @@ import logging
 import os
 import shutil
 import socket
-import sqlite3
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -46,12 +45,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import attrs
 import numpy as np
+
+from ..config import MODEL_ID_DEFAULT, EmbeddingSettings
+from ..store.embedding_cache import EmbeddingCache
 
 log = logging.getLogger(__name__)
 
-MODEL_ID_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGED_MODEL_ID = f"{MODEL_ID_DEFAULT}@int8"
 PACKAGED_DIR_NAME = "all-MiniLM-L6-v2-int8"
 PACKAGED_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -82,22 +82,6 @@ MAX_BATCH_FACTOR = 4
 CONNECT_TIMEOUT = 3.0
 DOWNLOAD_TIMEOUT = 600.0
 PROBE_TEXT = "def probe(): return 1"
-
-
-@attrs.frozen
-class EmbeddingSettings:
-    enabled: bool = True
-    model: str = MODEL_ID_DEFAULT
-    model_path: str | None = None
-    # all-MiniLM-L6-v2 was trained on 128-token inputs: at 128 semantic MRR@10 is higher
-    # (bench/relevance.py: 0.452 vs 0.438 at 256) and embedding ~1.4x faster
-    max_tokens: int = 128
-    # Sequences per batch at max_tokens (the batch budget is batch_size * max_tokens
-    # padded tokens, so short texts go 4x as many). Throughput is flat from 4 to 32
-    # sequences; onnxruntime's peak memory is not (2000 stdlib functions at 256
-    # tokens: ~410 MB peak RSS at 4, ~590 MB at 8, ~920 MB at 16).
-    batch_size: int = 4
-    threads: int = 0  # onnxruntime intra-op threads; 0 = one per core
 
 
 # --- the packaged model -----------------------------------------------------------
@@ -565,110 +549,6 @@ def _load(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | Non
                          packaged_reason=packaged_reason)
 
 
-# --- the vector cache ---------------------------------------------------------------
-
-
-class EmbeddingCache:
-    """Vectors by (model key, chunk text hash) in SQLite (WAL), across restarts.
-
-    One connection behind a lock. A corrupt file is moved aside and started over
-    (``reset_reason`` says so); a failing read is a miss and a failing write is
-    logged, so the cache can cost work but never correctness.
-    """
-
-    FILENAME = "embeddings.sqlite"
-    _CHUNK = 500  # SQLite parameters per IN (...)
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.reset_reason: str | None = None
-        self._lock = threading.Lock()
-        try:
-            self._db = self._connect()
-        except sqlite3.DatabaseError as e:
-            self.reset_reason = f"the embedding cache {self.path} was unreadable ({e}); starting over"
-            log.warning("%s", self.reset_reason)
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(OSError):
-                    os.replace(f"{self.path}{suffix}", f"{self.path}.corrupt{suffix}")
-            self._db = self._connect()
-
-    @classmethod
-    def open(cls, folder: Path) -> EmbeddingCache:
-        return cls(Path(folder) / cls.FILENAME)
-
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS vectors ("
-                " model TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL,"
-                " PRIMARY KEY (model, hash)) WITHOUT ROWID"
-            )
-            db.execute("SELECT count(*) FROM (SELECT 1 FROM vectors LIMIT 1)").fetchone()
-        except sqlite3.DatabaseError:
-            db.close()
-            raise
-        return db
-
-    def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        hashes = list(dict.fromkeys(hashes))
-        try:
-            with self._lock:
-                for i in range(0, len(hashes), self._CHUNK):
-                    part = hashes[i : i + self._CHUNK]
-                    marks = ",".join("?" * len(part))
-                    rows = self._db.execute(
-                        f"SELECT hash, vec FROM vectors WHERE model = ? AND hash IN ({marks})",
-                        (model_id, *part),
-                    ).fetchall()
-                    for h, blob in rows:
-                        out[h] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
-        except sqlite3.Error as e:
-            log.warning("embedding cache read failed: %s", e)
-        return out
-
-    def put_many(self, model_id: str, items: Mapping[str, np.ndarray]) -> None:
-        if not items:
-            return
-        rows = [(model_id, h, np.ascontiguousarray(v, dtype="<f4").tobytes()) for h, v in items.items()]
-        try:
-            with self._lock:
-                self._db.execute("BEGIN")
-                try:
-                    self._db.executemany(
-                        "INSERT OR REPLACE INTO vectors (model, hash, vec) VALUES (?, ?, ?)", rows
-                    )
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-        except sqlite3.Error as e:
-            log.warning("embedding cache write failed: %s", e)
-
-    def count(self, model_id: str | None = None) -> int:
-        with self._lock:
-            if model_id is None:
-                return self._db.execute("SELECT count(*) FROM vectors").fetchone()[0]
-            return self._db.execute(
-                "SELECT count(*) FROM vectors WHERE model = ?", (model_id,)
-            ).fetchone()[0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> EmbeddingCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 def embed_cached(
     embedder: Embedder,
     cache: EmbeddingCache | None,
@@ -710,7 +590,7 @@ def embed_cached(
 
 
 __all__ = [
-    "MODEL_ID_DEFAULT", "PACKAGED_MODEL_ID", "EmbeddingSettings", "Embedder", "EmbeddingCache",
+    "PACKAGED_MODEL_ID", "Embedder",
     "assemble_packaged_model", "packaged_model_dir", "packaged_model_problems", "load_embedder",
     "embed_cached",
 ]

@@ -20,13 +20,13 @@ import attrs
 from ..ingest import scan
 from ..ingest.parsing import Parsed, chunk_rows
 from ..ingest.symbols import extract
+from ..model import virtual_path
 from ..store.manifest import FileRecord
 from ..text.words import code_words_utf8
 
 if TYPE_CHECKING:
     from .indexer import Workspace
 
-PREFIX = "sylk:/"
 _ID = re.compile(r"^[\w.@:/+-]{1,200}$")
 _TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 # what files are, in the types filter: a document type may not take these names
@@ -54,19 +54,11 @@ class Document:
 
     @property
     def path(self) -> str:
-        return PREFIX + self.id
+        return virtual_path(self.id)
 
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "title": self.title, "tags": list(self.tags),
                 "metadata": self.metadata, "created": self.created}
-
-
-def is_virtual(path: str) -> bool:
-    return path.startswith(PREFIX)
-
-
-def doc_id(path: str) -> str:
-    return path[len(PREFIX):]
 
 
 def validate(id: str, text: str, type: str, title: str, tags: Sequence[str],
@@ -130,7 +122,7 @@ def _retype(row: tuple, type: str) -> tuple:
 
 def remove_document(ws: Workspace, id: str) -> bool:
     """Remove a virtual document from every store; False if there was none."""
-    path = PREFIX + id
+    path = virtual_path(id)
     with ws._index_lock:
         existed = ws.manifest.delete_document(id)
         ws.lexical.delete_paths([path])

@@ -8,8 +8,6 @@ every git filter and facet is simply absent.
 
 from __future__ import annotations
 
-import calendar
-import datetime as dt
 from typing import TYPE_CHECKING
 
 from ..ingest import gitsync, scan
@@ -68,20 +66,3 @@ def update_commits(ws: Workspace, git: gitsync.GitState) -> int:
     return len(found)
 
 
-def parse_time(field: str, value: object) -> int:
-    """Seconds since the epoch from a number or an ISO date / date-time (UTC unless it
-    says otherwise); ValueError names the field."""
-    if isinstance(value, bool):
-        raise ValueError(f"{field}: expected a date (2024-05-31) or seconds since the epoch, got {value!r}")
-    if isinstance(value, (int, float)):
-        return int(value)
-    if isinstance(value, str):
-        try:
-            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            pass
-        else:
-            if when.tzinfo is None:
-                return calendar.timegm(when.timetuple())
-            return int(when.timestamp())
-    raise ValueError(f"{field}: expected a date (2024-05-31) or seconds since the epoch, got {value!r}")

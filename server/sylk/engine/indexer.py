@@ -29,17 +29,18 @@ import attrs
 import numpy as np
 
 from ..config import Settings, cache_root, index_dir_for
-from ..embed.embedder import Embedder, EmbeddingCache, embed_cached, load_embedder
+from ..embed.embedder import Embedder, embed_cached, load_embedder
 from ..ingest import gitsync, scan
 from ..ingest.parsing import Parsed, exit_with_parent, parse_batch, parse_file
-from ..ingest.symbols import extract_for_path
+from ..ingest.symbols import decode_symbols, extract_for_path
+from ..model import is_virtual
 from ..search.hybrid import HybridSearch, SearchResult
 from ..search.query import SearchRequest
 from ..search.symbol_search import SymbolHit, SymbolTable
-from ..store.manifest import FileRecord, decode_symbols
+from ..store.embedding_cache import EmbeddingCache
+from ..store.manifest import FileRecord
 from ..store.vectors import VectorIndex
 from . import integrity
-from .documents import is_virtual
 
 SCHEMA_VERSION = 3
 META_FILE = "sylk-index.json"

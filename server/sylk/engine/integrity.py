@@ -55,8 +55,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..embed.embedder import EmbeddingCache
 from ..ingest import scan
+from ..model import doc_id, is_virtual
+from ..store.embedding_cache import EmbeddingCache
 from ..store.lexical import LexicalIndex, LexicalIndexLocked
 from ..store.manifest import MERKLE_META, Manifest, merkle_root
 from ..store.vectors import INDEX_FILE as VECTORS_FILE
@@ -416,12 +417,12 @@ def _repair_stores(ws: Workspace, drift: StoreDrift) -> list[str]:
             # parsed again as changed files: their documents (if any) go, new ones come
             ws.manifest.invalidate(files)
     if files:
-        for path in [f for f in files if documents.is_virtual(f)]:  # their text is in the manifest
-            doc = documents.get(ws, documents.doc_id(path))
+        for path in [f for f in files if is_virtual(f)]:  # their text is in the manifest
+            doc = documents.get(ws, doc_id(path))
             if doc is not None:
                 documents.index_document(ws, doc.id, doc.text, type=doc.type, title=doc.title, tags=doc.tags,
                                          metadata=doc.metadata)
-        ws.index(paths=[f for f in files if not documents.is_virtual(f)])
+        ws.index(paths=[f for f in files if not is_virtual(f)])
         done.append(f"indexed {_plural(len(files), 'file')} again "
                     f"({_plural(len(drift.missing), 'chunk')} had no text document)")
     if drift.vectors_checked:
@@ -656,7 +657,7 @@ def _disk_drift(ws: Workspace, files: dict) -> tuple[list[str], list[str], list[
         elif src.content_hash != rec.hash:
             changed.append(f.rel)
     for p, rec in files.items():  # virtual documents (documents.py) live in the manifest, not on disk
-        if documents.is_virtual(p):
+        if is_virtual(p):
             hashes[p] = rec.hash
     gone = sorted(p for p in files if p not in hashes)
     return not_indexed, gone, changed, hashes

@@ -77,7 +77,7 @@ from pathlib import PurePosixPath
 
 import attrs
 
-from ..search.symbol_search import split_words
+from ..text.words import split_words
 from .symbols import Symbol
 
 SOURCE_CODE, MARKDOWN, CONFIG, TEXT = "source_code", "markdown", "config", "text"

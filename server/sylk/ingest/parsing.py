@@ -16,14 +16,12 @@ from pathlib import Path
 import attrs
 
 from ..languages import language_for_path
-from ..search.symbol_search import split_words
-from ..store.manifest import encode_symbols
-from ..text.words import code_words, code_words_utf8
+from ..text.words import code_words, code_words_utf8, split_words
 from . import scan
 from . import symbols as symbols_mod
 from .chunks import CONTAINER_KINDS, chunk_file, file_type, window_chunk
 from .lexical_docs import chunk_json_rest
-from .symbols import Symbol
+from .symbols import Symbol, encode_symbols
 
 _WORD = re.compile(r"\w")
 
@@ -37,10 +35,10 @@ class Parsed:
     hash: str = ""
     language: str | None = None
     lines: int = 0
-    # Symbols travel encoded (manifest.encode_symbols): unpickling tens of thousands of
+    # Symbols travel encoded (symbols.encode_symbols): unpickling tens of thousands of
     # objects costs the main process more than decoding them where they are needed.
     names: tuple[str, ...] = ()
-    symbol_data: str = "[]"  # manifest.encode_symbols(symbols)
+    symbol_data: str = "[]"  # symbols.encode_symbols(symbols)
     # (start, end, type, kind, symbol, container, text_hash, embed_text, lexical.chunk_json_rest(...))
     chunks: tuple[tuple, ...] = ()
     replaced: bool = False

@@ -32,13 +32,16 @@ inside a class-like definition becomes a method.
 from __future__ import annotations
 
 import functools
+import json
 import re
+from collections.abc import Sequence
 
 import attrs
 from tree_sitter import Node, Parser, QueryCursor
 
 from .. import languages
 from ..text.positions import LineIndex
+from . import grammars
 
 KINDS = (
     "class", "struct", "interface", "trait", "enum", "enum_member", "union", "module",
@@ -69,12 +72,12 @@ class Symbol:
 
 @functools.cache
 def _parser(language: str) -> Parser:
-    return Parser(languages.grammar(language))
+    return Parser(grammars.grammar(language))
 
 
 @functools.cache
 def _cursor(language: str) -> QueryCursor:
-    return QueryCursor(languages.tags_query(language))
+    return QueryCursor(grammars.tags_query(language))
 
 
 def extract_for_path(path: str, source: bytes) -> list[Symbol]:
@@ -281,3 +284,14 @@ def _comments_above(anchor: Node) -> list[str]:
             break
         sib = sib.prev_sibling
     return parts
+
+
+def encode_symbols(symbols: Sequence[Symbol]) -> str:
+    """A file's symbols as compact JSON (done in the parsing workers)."""
+    return json.dumps([[s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc]
+                       for s in symbols], ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_symbols(data: str) -> list[Symbol]:
+    return [Symbol(r[0], r[1], r[2], (r[3], r[4], r[5], r[6]), (r[7], r[8], r[9], r[10]), r[11], r[12])
+            for r in json.loads(data)]

@@ -12,6 +12,7 @@ import attrs
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..engine import documents
+from ..model import doc_id, is_virtual
 from ..search import agent
 from ..search.hybrid import SearchResult
 from ..search.query import QueryError, SearchRequest, Weights, request_from_params
@@ -36,7 +37,7 @@ def result_to_wire(root: Path, result: SearchResult,
         if h.type == "git_commit":
             hits.append(_commit_to_wire(root, h))
             continue
-        virtual = documents.is_virtual(h.path)
+        virtual = is_virtual(h.path)
         hits.append({
             "uri": None if virtual else convert.path_to_uri(root, h.path),
             "path": h.path,
@@ -61,8 +62,8 @@ def result_to_wire(root: Path, result: SearchResult,
                            for ln, a, b in h.highlights],
         })
         if virtual:
-            doc_id = documents.doc_id(h.path)
-            hits[-1]["document"] = (document(doc_id) if document else None) or {"id": doc_id}
+            id_ = doc_id(h.path)
+            hits[-1]["document"] = (document(id_) if document else None) or {"id": id_}
     out: dict[str, Any] = {
         "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
         "hits": hits,
@@ -75,8 +76,8 @@ def result_to_wire(root: Path, result: SearchResult,
 
 
 def _documents(engine: Workspace) -> Callable[[str], dict[str, Any] | None]:
-    def info(doc_id: str) -> dict[str, Any] | None:
-        doc = documents.get(engine, doc_id)
+    def info(id_: str) -> dict[str, Any] | None:
+        doc = documents.get(engine, id_)
         return doc.summary() if doc else None
     return info
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from .symbol_search import split_words
+from ..text.words import split_words
 
 GROUP_BY = ("file", "language", "folder", "kind", "author")
 

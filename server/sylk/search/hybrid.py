@@ -21,7 +21,7 @@ import attrs
 import numpy as np
 import pathspec
 
-from ..engine.documents import doc_id, is_virtual
+from ..model import doc_id, is_virtual
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len

@@ -5,13 +5,14 @@ Pure functions and values, shared by the CLI and the ``sylk/search`` request.
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from ..engine.gitmeta import parse_time
 from .agent import GROUP_BY, expand_terms
 from .roles import ROLES
 
@@ -257,3 +258,22 @@ def _float(field: str, value: Any, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise QueryError(field, f"expected a number >= 0, got {value!r}")
     return float(value)
+
+
+def parse_time(field: str, value: object) -> int:
+    """Seconds since the epoch from a number or an ISO date / date-time (UTC unless it
+    says otherwise); ValueError names the field."""
+    if isinstance(value, bool):
+        raise ValueError(f"{field}: expected a date (2024-05-31) or seconds since the epoch, got {value!r}")
+    if isinstance(value, (int, float)):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if when.tzinfo is None:
+                return calendar.timegm(when.timetuple())
+            return int(when.timestamp())
+    raise ValueError(f"{field}: expected a date (2024-05-31) or seconds since the epoch, got {value!r}")

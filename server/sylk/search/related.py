@@ -7,15 +7,23 @@ query), so it costs a FAISS lookup, never a model call.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import attrs
 
-from ..store.manifest import ChunkRecord
+from ..store.manifest import ChunkRecord, Manifest
+from ..store.vectors import VectorIndex
+from ..text.positions import utf16_to_index
 from .symbol_search import SymbolHit
 
-if TYPE_CHECKING:
-    from ..engine.indexer import Workspace
+
+class Sources(Protocol):
+    """What related code reads (a workspace's stores and symbol table)."""
+
+    manifest: Manifest
+    vectors: VectorIndex | None
+
+    def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]: ...
 
 # chunks of the same file this similar to the query chunk are copies of it (overloads,
 # generated variants), not news
@@ -33,32 +41,21 @@ class Related:
 
 def identifier_at(line: str, utf16_col: int) -> str | None:
     """The identifier under (or just before) a UTF-16 column of ``line``."""
-    col = _utf16_to_index(line, utf16_col)
+    col = utf16_to_index(line, utf16_col)
     for m in _IDENT.finditer(line):
         if m.start() <= col <= m.end():
             return m.group(0)
     return None
 
 
-def _utf16_to_index(line: str, col: int) -> int:
-    if line.isascii():
-        return col
-    units = 0
-    for i, ch in enumerate(line):
-        if units >= col:
-            return i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line)
-
-
-def definitions(ws: Workspace, name: str, limit: int = 5) -> list[SymbolHit]:
+def definitions(ws: Sources, name: str, limit: int = 5) -> list[SymbolHit]:
     """Definitions named exactly ``name`` (same case first), best first."""
     hits = [h for h in ws.search_symbols(name, limit=max(limit * 4, 20)) if h.symbol.name.lower() == name.lower()]
     hits.sort(key=lambda h: h.symbol.name != name)  # stable: keeps the table's order otherwise
     return hits[:limit]
 
 
-def chunk_of(ws: Workspace, path: str, line: int, symbol: str = "") -> ChunkRecord | None:
+def chunk_of(ws: Sources, path: str, line: int, symbol: str = "") -> ChunkRecord | None:
     """The chunk of ``path`` that best stands for what is on ``line``: the smallest chunk
     holding the line, preferring one named ``symbol``."""
     records = ws.manifest.chunks_by_id(ws.manifest.chunk_ids([path])).values()
@@ -68,7 +65,7 @@ def chunk_of(ws: Workspace, path: str, line: int, symbol: str = "") -> ChunkReco
     return min(holding, key=lambda c: (symbol != "" and c.symbol != symbol, c.end_line - c.start_line))
 
 
-def similar(ws: Workspace, chunk: ChunkRecord, limit: int = 5) -> list[Related] | None:
+def similar(ws: Sources, chunk: ChunkRecord, limit: int = 5) -> list[Related] | None:
     """Chunks nearest by meaning to ``chunk``, without itself, chunks overlapping it in its
     own file, and near-copies of it in its own file. None when the chunk has no vector
     (semantic search unavailable, or the chunk is not embedded yet)."""

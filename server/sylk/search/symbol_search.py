@@ -27,6 +27,7 @@ import attrs
 import numpy as np
 
 from ..ingest.symbols import Symbol
+from ..text.words import split_words
 
 KIND_ORDER = {
     k: i
@@ -43,15 +44,7 @@ DIRECT_MAX = 3000
 DELTA_MAX = 5000
 TIER_EXACT, TIER_PREFIX, TIER_HUMP, TIER_SUBSTRING, TIER_SUBSEQUENCE = range(5)
 
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W_]+")
-
-
 _SEPARATORS = re.compile(r"[\W_]+")
-
-
-def split_words(name: str) -> list[str]:
-    """``getHTTPResponse2_code`` -> ``["get", "HTTP", "Response", "2", "code"]``."""
-    return _WORD.findall(name)
 
 
 def _mask(text: str) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import sqlite3
 import threading
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import attrs
 
-from ..ingest.symbols import Symbol
+from ..ingest.symbols import Symbol, decode_symbols
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -102,17 +101,6 @@ class FileRecord:
     lang: str | None
     symbols: int = 0
     replaced: bool = False
-
-
-def encode_symbols(symbols: Sequence[Symbol]) -> str:
-    """A file's symbols as compact JSON (done in the parsing workers)."""
-    return json.dumps([[s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc]
-                       for s in symbols], ensure_ascii=False, separators=(",", ":"))
-
-
-def decode_symbols(data: str) -> list[Symbol]:
-    return [Symbol(r[0], r[1], r[2], (r[3], r[4], r[5], r[6]), (r[7], r[8], r[9], r[10]), r[11], r[12])
-            for r in json.loads(data)]
 
 
 _INSERT_SKIPPED = "INSERT OR REPLACE INTO skipped (path, reason, size, mtime_ns) VALUES (?, ?, ?, ?)"

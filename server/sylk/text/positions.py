@@ -34,3 +34,16 @@ def utf16_len(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def utf16_to_index(text: str, col: int) -> int:
+    """The index into ``text`` of the character at UTF-16 column ``col`` (past the end of
+    the text when the column is)."""
+    if text.isascii():
+        return col
+    units = 0
+    for i, ch in enumerate(text):
+        if units >= col:
+            return i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(text)

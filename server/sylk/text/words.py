@@ -42,3 +42,11 @@ def code_words(text: str) -> str:
     if len(text) < SHORT_TEXT:
         return _BOUNDARY.sub(r"\g<0> ", text)
     return code_words_utf8(text.encode("utf-8", "surrogatepass"))
+
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W_]+")
+
+
+def split_words(name: str) -> list[str]:
+    """``getHTTPResponse2_code`` -> ``["get", "HTTP", "Response", "2", "code"]``."""
+    return _WORD.findall(name)

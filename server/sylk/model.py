@@ -1,0 +1,24 @@
+"""Leaf types and rules shared by every layer; imports nothing of Sylk's.
+
+Virtual documents (notes, prompts, fetched pages indexed beside the files) live
+under the path ``sylk:/<id>``; these functions are the one place that rule is written.
+"""
+
+from __future__ import annotations
+
+VIRTUAL_PREFIX = "sylk:/"
+
+
+def is_virtual(path: str) -> bool:
+    """The path names a virtual document, not a file."""
+    return path.startswith(VIRTUAL_PREFIX)
+
+
+def doc_id(path: str) -> str:
+    """The id of the virtual document at ``path``."""
+    return path[len(VIRTUAL_PREFIX):]
+
+
+def virtual_path(id: str) -> str:
+    """The path of the virtual document ``id``."""
+    return VIRTUAL_PREFIX + id
