@@ -13,7 +13,7 @@ before the embedded flags commit, mid FAISS save, between its two renames), then
 1. reads the stores as the kill left them (orphan and duplicate Tantivy documents,
    manifest chunks without a document, stale vectors, chunks marked embedded
    without a vector) -- what a restart must repair;
-2. restarts: opens the index as Sylk does (integrity.check_on_open repairs) and
+2. restarts: opens the index as Sylk does (store.integrity.check_on_open repairs) and
    checks the invariants: manifest chunk ids == Tantivy chunk ids with no duplicate,
    vectors are a subset of the chunks, embedded flag => vector;
 3. converges: an uninterrupted `sylk index --no-embed`, then counts *lost* documents

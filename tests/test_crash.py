@@ -22,9 +22,9 @@ import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from sylk.engine import integrity
-from sylk.engine.indexer import META_FILE
+from sylk.store.layout import LOCK_FILE, META_FILE
 from sylk.store.manifest import merkle_root
+from sylk.store.stores import READ_ONLY_REASON
 
 _spec = importlib.util.spec_from_file_location(
     "kill_restart", Path(__file__).resolve().parents[1] / "bench" / "kill_restart.py")
@@ -63,7 +63,7 @@ def assert_converged(site: Site) -> None:
     assert not kill_restart.convergence(site)
     ws = site.open(writable=False)
     try:
-        check = integrity.verify(ws)
+        check = ws.verify()
     finally:
         ws.close()
     assert check.clean, (check.counts(), check.damage)
@@ -107,7 +107,7 @@ def test_kill_at_a_crash_point_then_restart_converges(site: Site, point: str, nt
     note, after = kill_restart.restart(site)
     assert not after, f"restart left drift after a kill at {point}: {dict(after)}"
     assert not list((site.index / "vectors").glob(".*.tmp"))
-    assert (site.index / integrity.LOCK_FILE).read_text() == "closed\n"
+    assert (site.index / LOCK_FILE).read_text() == "closed\n"
     if left["orphan docs"] or left["duplicate docs"]:
         assert note is not None and note.startswith("repaired the index after an unclean shutdown: deleted ")
 
@@ -281,7 +281,7 @@ async def test_a_second_server_serves_read_only_and_says_so(site: Site):
         assert st.readOnly is True
         disk = kill_restart.disk_hashes(site.root)
         assert st.merkleRoot == merkle_root(sorted(disk.items()))  # the same state as the disk
-        assert sylk_messages(second) == [f"Sylk: {integrity.READ_ONLY_REASON}"]
+        assert sylk_messages(second) == [f"Sylk: {READ_ONLY_REASON}"]
         assert (await symbol_names(second, "HttpRetryPolicy"))[0] == "HttpRetryPolicy"
         assert sylk_messages(first) == []
     finally:
@@ -290,7 +290,7 @@ async def test_a_second_server_serves_read_only_and_says_so(site: Site):
             await second.stop()
         await first.shutdown_session()
         await first.stop()
-    assert (site.index / integrity.LOCK_FILE).read_text() == "closed\n"
+    assert (site.index / LOCK_FILE).read_text() == "closed\n"
     assert_converged(site)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pygls.exceptions import JsonRpcException
 from sylk.config import Settings
-from sylk.engine import documents, integrity
+from sylk.engine import documents
 from sylk.engine.indexer import Workspace
 from sylk.search.query import request_from_params
 from test_lsp import start, wait_for_progress_end
@@ -47,7 +47,7 @@ def test_a_document_is_searchable_by_type_and_survives_reindexing(ws: Workspace,
     assert documents.get(ws, "adr/0007").metadata == {"url": "https://wiki/adr/7"}
     assert lexical(ws, "quota", types=["decision"])
     # nothing about it counts as drift between the index and the disk
-    check = integrity.verify(ws)
+    check = ws.verify()
     assert check.clean, check.counts()
     assert doc.path == "sylk:/adr/0007"
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 from sylk.config import Settings
-from sylk.engine.indexer import META_FILE, IndexError_, Workspace
+from sylk.engine.indexer import Workspace
+from sylk.errors import IndexError_
+from sylk.store.layout import META_FILE
 
 
 def open_ws(root: Path, **settings) -> Workspace:

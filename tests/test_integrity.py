@@ -24,7 +24,8 @@ import pytest
 from conftest import WORKSPACE
 from sylk.config import Settings
 from sylk.engine.indexer import Workspace
-from sylk.engine.integrity import LOCK_FILE, WriterLock
+from sylk.store.damage import WriterLock
+from sylk.store.layout import LOCK_FILE
 from sylk.store.lexical import LexicalIndex
 from sylk.store.manifest import Manifest, merkle_root
 from sylk.store.vectors import VectorIndex

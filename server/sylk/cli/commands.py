@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from .. import config
-from ..engine import documents, gitmeta, integrity
+from ..engine import documents, gitmeta
 from ..engine.indexer import IndexError_, Progress, Workspace, clear_index
 from ..model import is_virtual
+from ..store import integrity
 from .args import workspace_root
 from .errors import CliError
 from .render import human_size
@@ -78,7 +79,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     try:
         _writable(ws)
         if args.repair:
-            print(f"{root}: repair: {integrity.repair(ws).summary()}")
+            print(f"{root}: repair: {ws.repair().summary()}")
         report = ws.index(progress=_ProgressBar(), workers=args.workers)
         print(f"{root}: {report.summary()}")
         gitmeta.update(ws)
@@ -233,7 +234,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     ws = _open(root, writable=False)
     try:
         st = ws.status()
-        check = integrity.verify(ws) if args.verify else None
+        check = ws.verify() if args.verify else None
     finally:
         ws.close()
     status = 0 if check is None or check.clean else 1

@@ -13,7 +13,7 @@ import json
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -21,11 +21,20 @@ from ..ingest import scan
 from ..ingest.parsing import Parsed, chunk_rows
 from ..ingest.symbols import extract
 from ..model import virtual_path
-from ..store.manifest import FileRecord
+from ..store.manifest import FileRecord, Manifest
+from ..store.stores import Stores
 from ..text.words import code_words_utf8
 
-if TYPE_CHECKING:
-    from .indexer import Workspace
+
+class Workspace(Protocol):
+    """What documents need of a workspace: its stores, and a way to embed a path next."""
+
+    stores: Stores
+
+    @property
+    def manifest(self) -> Manifest: ...
+
+    def prioritize(self, paths: Iterable[str]) -> None: ...
 
 _ID = re.compile(r"^[\w.@:/+-]{1,200}$")
 _TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
@@ -99,16 +108,17 @@ def index_document(ws: Workspace, id: str, text: str, *, type: str = "note", tit
                                                         extract(data, "markdown")))
     parsed = Parsed(path, len(data), 0, scan.content_hash(data), "markdown", body.count("\n") + 1,
                     (), "[]", rows)
-    with ws._index_lock:
+    stores = ws.stores
+    with stores.index_lock:
         # the text first: a crash before the index write leaves a document the next call re-indexes
-        ws.manifest.put_document(id, type, title, json.dumps(list(doc.tags)), json.dumps(doc.metadata), body,
+        stores.manifest.put_document(id, type, title, json.dumps(list(doc.tags)), json.dumps(doc.metadata), body,
                                  doc.created)
-        ws.manifest.set_tags([path], doc.tags, replace=True)
-        ws.lexical.delete_paths([path])
-        chunks = ws._store(parsed)
-        ws.lexical.commit()
-        ws._apply([path], [(FileRecord(path, parsed.hash, parsed.size, 0, "markdown", 0), "[]")], [],
-                  chunks=chunks)
+        stores.manifest.set_tags([path], doc.tags, replace=True)
+        stores.lexical.delete_paths([path])
+        chunks = stores.add_chunks(path, parsed.language, parsed.chunks)
+        stores.lexical.commit()
+        stores.apply([path], [(FileRecord(path, parsed.hash, parsed.size, 0, "markdown", 0), "[]")], [],
+                     chunks=chunks)
     ws.prioritize([path])
     return attrs.evolve(doc, text=body)
 
@@ -123,12 +133,13 @@ def _retype(row: tuple, type: str) -> tuple:
 def remove_document(ws: Workspace, id: str) -> bool:
     """Remove a virtual document from every store; False if there was none."""
     path = virtual_path(id)
-    with ws._index_lock:
-        existed = ws.manifest.delete_document(id)
-        ws.lexical.delete_paths([path])
-        ws.lexical.commit()
-        ws._apply([path], [], [path])
-        ws.manifest.set_tags([path], (), replace=True)
+    stores = ws.stores
+    with stores.index_lock:
+        existed = stores.manifest.delete_document(id)
+        stores.lexical.delete_paths([path])
+        stores.lexical.commit()
+        stores.apply([path], [], [path])
+        stores.manifest.set_tags([path], (), replace=True)
     return existed
 
 

@@ -23,34 +23,32 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import attrs
 import numpy as np
 
 from ..config import Settings, cache_root, index_dir_for
 from ..embed.embedder import Embedder, embed_cached, load_embedder
+from ..errors import IndexError_
 from ..ingest import gitsync, scan
 from ..ingest.parsing import Parsed, exit_with_parent, parse_batch, parse_file
 from ..ingest.symbols import decode_symbols, extract_for_path
-from ..model import is_virtual
+from ..model import doc_id, is_virtual
 from ..search.hybrid import HybridSearch, SearchResult
 from ..search.query import SearchRequest
 from ..search.symbol_search import SymbolHit, SymbolTable
+from ..store import integrity
 from ..store.embedding_cache import EmbeddingCache
-from ..store.manifest import FileRecord
+from ..store.layout import SCHEMA_VERSION
+from ..store.lexical import LexicalIndex
+from ..store.manifest import FileRecord, Manifest
+from ..store.stores import Stores
 from ..store.vectors import VectorIndex
-from . import integrity
+from . import documents
 
-SCHEMA_VERSION = 3
-META_FILE = "sylk-index.json"
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 48
 COMMIT_EVERY_S = 10.0
-
-
-class IndexError_(RuntimeError):
-    """A problem with the index folder, worded for the user."""
 
 
 @attrs.frozen
@@ -114,20 +112,15 @@ class Workspace:
         # The in-memory symbol table, loaded from the manifest on first use (or at
         # open with load_symbols=True) and kept current by indexing from then on.
         self._table: SymbolTable | None = None
-        self._index_lock = threading.Lock()
-        self.read_only_reason: str | None = None
         self._ignore: scan.IgnoreMatcher | None = None
         self._table_lock = threading.Lock()
         # semantic side: loaded on demand (load_semantic), None until then or when unavailable
         self.embedder: Embedder | None = None
-        self.vectors: VectorIndex | None = None
         self.semantic_message: str | None = None  # why semantic search is unavailable
         self._semantic_lock = threading.Lock()
         self._semantic_tried = False
         self._embed_lock = threading.Lock()
         self._priority_lock = threading.Lock()
-        # held while the manifest's chunks and the vectors change together (see _apply)
-        self._vectors_lock = threading.Lock()
         self._unsaved: dict[str, bool] = {}  # files whose symbols come from an editor buffer
         self._size_cache: tuple[float, int] | None = None  # (when, bytes) of the index folder
         self._reader_stamp: str | None = None  # the writer's last run seen (follow_writer), set at open
@@ -138,57 +131,50 @@ class Workspace:
 
     # opening ------------------------------------------------------------
     def _open(self, writable: bool, load_symbols: bool) -> None:
-        try:
-            self.index_dir.mkdir(parents=True, exist_ok=True)
-            probe = self.index_dir / ".write-test"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as exc:
-            raise IndexError_(f"cannot write the index folder {self.index_dir}: {exc.strerror or exc}") from exc
-        # one writer per index folder (integrity.WriterLock); damaged stores are set aside
-        self._writer_lock = integrity.WriterLock.acquire(self.index_dir) if writable else None
-        if writable and self._writer_lock is None:
-            writable, self.read_only_reason = False, integrity.READ_ONLY_REASON
-        unclean = self._writer_lock is not None and self._writer_lock.unclean
-        self.rebuilt_reason = integrity.open_stores(self, writable, deep=unclean or load_symbols)
-        # after a crash Tantivy may hold chunks the manifest never recorded: never reuse their ids
-        self._next_chunk_id = max(self.manifest.max_chunk_id(), self.lexical.max_chunk_id())
-        # chunk ids handed out and chunks held at open: close() sees whether chunks left
-        self._opened = (self._next_chunk_id, self.manifest.chunk_counts()["chunks"])
+        # one writer per index folder; damaged stores are set aside (store.stores, store.damage)
+        self.stores = Stores.open(self.root, self.index_dir, writable=writable, deep=load_symbols)
+        self.rebuilt_reason = self.stores.rebuilt_reason
         # what check_on_open repaired (orphan documents after a kill, ...), for the user
-        self.repair_note = integrity.check_on_open(self, unclean) if self.writable else None
+        self.repair_note = integrity.check_on_open(self.stores, self.reindex_files) if self.writable else None
         if load_symbols:
             self._load_table()
 
-    def _check_version(self, wipe: bool = True) -> str | None:
-        """Why the folder cannot be used as it is (None: it can); with ``wipe`` (the writer
-        only) such a folder is emptied and stamped again."""
-        meta_path = self.index_dir / META_FILE
-        reason = None
-        if meta_path.exists():
-            try:
-                meta = json.loads(meta_path.read_text(encoding="utf-8"))
-                if not isinstance(meta, dict) or meta.get("schema") != SCHEMA_VERSION:
-                    reason = f"index schema {meta.get('schema') if isinstance(meta, dict) else meta!r} != {SCHEMA_VERSION}"
-            except (OSError, ValueError) as exc:
-                reason = f"unreadable {META_FILE}: {exc}"
-        elif any(c.name != integrity.LOCK_FILE for c in self.index_dir.iterdir()):
-            reason = "index folder without a version stamp"
-        if reason and not wipe:
-            return reason
-        if reason:
-            for child in self.index_dir.iterdir():
-                if child.name == integrity.LOCK_FILE:
-                    continue
-                if child.is_dir() and not child.is_symlink():
-                    shutil.rmtree(child)
-                else:
-                    child.unlink()
-        if reason or not meta_path.exists():
-            tmp = meta_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"schema": SCHEMA_VERSION, "root": str(self.root)}), encoding="utf-8")
-            os.replace(tmp, meta_path)
-        return reason
+    # the stores, as the rest of the engine and the front ends read them
+    @property
+    def manifest(self) -> Manifest:
+        return self.stores.manifest
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        return self.stores.lexical
+
+    @property
+    def vectors(self) -> VectorIndex | None:
+        return self.stores.vectors
+
+    @property
+    def read_only_reason(self) -> str | None:
+        return self.stores.read_only_reason
+
+    def reindex_files(self, files: list[str]) -> None:
+        """Index files again, virtual documents from their stored text (a repair's last step)."""
+        for path in [f for f in files if is_virtual(f)]:
+            doc = documents.get(self, doc_id(path))
+            if doc is not None:
+                documents.index_document(self, doc.id, doc.text, type=doc.type, title=doc.title, tags=doc.tags,
+                                         metadata=doc.metadata)
+        self.index(paths=[f for f in files if not is_virtual(f)])
+
+    def verify(self, *, disk: bool = True) -> integrity.Verification:
+        """``sylk status --verify``: drift between the stores and the disk (reads only)."""
+        return integrity.verify(self.stores, self.settings, disk=disk)
+
+    def repair(self) -> integrity.RepairReport:
+        """``sylk index --repair``: fix the drift between the stores (see integrity.repair)."""
+        report = integrity.repair(self.stores, self.reindex_files)
+        if report.rebuilt:
+            self._table = None
+        return report
 
     def _load_table(self) -> SymbolTable:
         with self._table_lock:
@@ -254,19 +240,10 @@ class Workspace:
         return self.lexical.writable
 
     def close(self) -> None:
-        writer = self.writable
         with self._embed_lock:
-            if self.vectors is not None and self.vectors.dirty and writer:
-                self.vectors.save()
-        if writer:
-            self.manifest.merkle_root()  # kept for the next reader
-            first_id, chunks = self._opened
-            if self.vectors is None and self.manifest.chunk_counts()["chunks"] < chunks + self._next_chunk_id - first_id:
-                integrity.prune_vectors(self)  # chunks left while the vectors were not loaded
-        self.lexical.close()
-        self.manifest.close()
-        if self._writer_lock is not None:
-            self._writer_lock.release()  # says the index was closed cleanly
+            if self.writable and self.stores.chunks_left_unloaded:
+                integrity.prune_vectors(self.stores)  # chunks left while the vectors were not loaded
+            self.stores.close()  # saves the vectors, then says the index was closed cleanly
 
     # semantic side --------------------------------------------------------
     def load_semantic(self) -> str | None:
@@ -287,14 +264,14 @@ class Workspace:
                 note = vectors.rebuilt_reason
             if self.writable:  # a reader changes nothing: the writer reconciles
                 self._reconcile(vectors)
-            self.embedder, self.vectors = embedder, vectors
+            self.embedder, self.stores.vectors = embedder, vectors
             return note
 
     def _reconcile(self, vectors: VectorIndex) -> None:
         """Make the manifest and the vectors agree after a crash or an index run without the
         model: vectors of chunks that are gone (or not marked embedded) leave, chunks
         marked embedded without a vector are embedded again."""
-        with self._vectors_lock:
+        with self.stores.vectors_lock:
             integrity.reconcile_vectors(self.manifest, vectors)
 
     @property
@@ -370,7 +347,7 @@ class Workspace:
                     found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
                 except _Cancelled:
                     break  # what was embedded is in the cache; the chunks stay pending
-                with self._vectors_lock:
+                with self.stores.vectors_lock:
                     # chunks re-indexed or deleted while the model ran are gone: no vectors for them
                     rows = self.manifest.pending_rows([i for i, _h, _t in rows])
                     if rows:
@@ -390,16 +367,6 @@ class Workspace:
         self.manifest.commit_embedded()
         return done
 
-    def _apply(self, forget: Sequence[str], *args: Any, **kw: Any) -> None:
-        """Write to the manifest and drop the vectors of the chunks it replaces or deletes (of
-        the files ``forget``), as one step for the embedding thread: it never adds a vector
-        for a chunk that is gone, nor loses one for a chunk that stays."""
-        with self._vectors_lock:
-            ids = self.manifest.chunk_ids(forget) if self.vectors is not None and forget else []
-            self.manifest.apply(*args, **kw)
-            if ids and self.vectors is not None:
-                self.vectors.remove(ids)
-
     def index(self, progress: Callable[[Progress], None] | None = None,
               cancel: threading.Event | None = None, workers: int | None = None,
               paths: Iterable[str] | None = None, use_git: bool = True) -> IndexReport:
@@ -410,7 +377,7 @@ class Workspace:
         gitsync) unless ``use_git`` is False, other trees by a walk and stat()."""
         if not self.writable:
             raise IndexError_(self.read_only_reason or "index is read-only")
-        with self._index_lock:
+        with self.stores.index_lock:
             return self._index(progress or (lambda p: None), cancel or threading.Event(), workers,
                                None if paths is None else list(paths), use_git)
 
@@ -619,7 +586,7 @@ class Workspace:
             nonlocal pending, pending_chunks, pending_skips, pending_deletes, pending_touches, last_commit, forget
             progress(Progress("commit", done, total, "committing"))
             self.lexical.commit()
-            self._apply(forget, pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
+            self.stores.apply(forget, pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
             pending, pending_chunks, pending_skips, pending_deletes, pending_touches = [], [], [], [], []
             forget = []
             last_commit = time.monotonic()
@@ -650,7 +617,7 @@ class Workspace:
                     report.changed += 1
                 else:
                     report.added += 1
-                pending_chunks.extend(self._store(parsed))
+                pending_chunks.extend(self.stores.add_chunks(parsed.rel, parsed.language, parsed.chunks))
                 self._table_set(parsed.rel, parsed.symbol_data)
                 if parsed.replaced:
                     report.replaced_utf8 += 1
@@ -683,20 +650,6 @@ class Workspace:
         report.seconds = time.perf_counter() - t0
         progress(Progress("done", done, total, report.summary()))
         return report
-
-    def _store(self, parsed: Parsed) -> list[tuple]:
-        """Add a parsed file's chunks to the lexical index (new chunk ids) and return
-        the manifest rows for them. The caller deleted the file's old documents."""
-        rows = []
-        docs = []
-        for start, end, typ, kind, symbol, container, text_hash, embed_text, doc_rest in parsed.chunks:
-            self._next_chunk_id += 1
-            cid = self._next_chunk_id
-            docs.append((cid, doc_rest))
-            rows.append((cid, parsed.rel, start, end, parsed.language, typ, kind, symbol, container,
-                         text_hash, embed_text))
-        self.lexical.add_chunks(docs)
-        return rows
 
     def _parse_all(self, todo: list[tuple[scan.FileEntry, str | None]], languages: frozenset[str],
                    workers: int | None, cancel: threading.Event) -> Iterable[Parsed]:

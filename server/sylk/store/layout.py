@@ -1,0 +1,10 @@
+"""What an index folder holds, by name (one place for every file name and the schema)."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 3  # a folder stamped with another is rebuilt
+META_FILE = "sylk-index.json"  # the schema stamp
+LOCK_FILE = "sylk.lock"
+MANIFEST_FILE = "manifest.sqlite3"
+TANTIVY_DIR = "tantivy"
+VECTORS_DIR = "vectors"

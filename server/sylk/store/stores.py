@@ -1,0 +1,250 @@
+"""``Stores``: the stores of one index folder, opened together under the writer lock.
+
+The manifest (SQLite), the text index (Tantivy) and, once the model is loaded, the
+vectors (FAISS) are tied together by chunk ids; ``Stores`` is their one owner. It
+opens them (checking the schema stamp, setting damaged stores aside: see ``damage``),
+hands out chunk ids, writes a file's chunks and the manifest rows that go with them,
+and closes them. Nothing else opens these files or touches their locks.
+
+Writes to the manifest's chunks and to the vectors happen under ``vectors_lock``, so
+the embedding thread never adds a vector for a chunk that is gone nor loses one for a
+chunk that stays; ``index_lock`` serialises index runs and document writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import IndexError_
+from .damage import WriterLock, check_segments, first_line, set_aside, sqlite_damage
+from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, SCHEMA_VERSION, TANTIVY_DIR
+from .lexical import LexicalIndex, LexicalIndexLocked
+from .manifest import Manifest
+from .vectors import VectorIndex
+
+READ_ONLY_REASON = "another Sylk process is indexing this workspace; serving its index read-only"
+
+
+class Stores:
+    """The stores of ``index_dir`` (the index of the workspace at ``root``)."""
+
+    manifest: Manifest
+    lexical: LexicalIndex
+
+    def __init__(self, root: Path, index_dir: Path) -> None:
+        self.root = root
+        self.index_dir = index_dir
+        self.read_only_reason: str | None = None
+        self.rebuilt_reason: str | None = None  # why the stores started over at open
+        self.unclean = False  # the last writer did not close (a kill, a crash)
+        self.vectors: VectorIndex | None = None  # attached once the model is loaded
+        self.index_lock = threading.Lock()
+        self.vectors_lock = threading.Lock()
+        self._writer_lock: WriterLock | None = None
+        self._next_chunk_id = 0
+        self._opened = (0, 0)  # (chunk ids handed out, chunks held) at open
+
+    # opening --------------------------------------------------------------
+    @classmethod
+    def open(cls, root: Path, index_dir: Path, *, writable: bool, deep: bool = False) -> Stores:
+        """Open the stores; a writer takes the writer lock first (another writer makes this
+        one read-only, saying why). ``deep`` adds SQLite's quick_check (after an unclean
+        shutdown it always runs). Raises IndexError_ with one line for the user."""
+        stores = cls(root, index_dir)
+        try:
+            index_dir.mkdir(parents=True, exist_ok=True)
+            probe = index_dir / ".write-test"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise IndexError_(f"cannot write the index folder {index_dir}: {exc.strerror or exc}") from exc
+        stores._writer_lock = WriterLock.acquire(index_dir) if writable else None
+        if writable and stores._writer_lock is None:
+            writable, stores.read_only_reason = False, READ_ONLY_REASON
+        stores.unclean = stores._writer_lock is not None and stores._writer_lock.unclean
+        try:
+            stores.rebuilt_reason = stores._open_all(writable, deep=deep or stores.unclean)
+        except BaseException:
+            stores._release(clean=False)
+            raise
+        # after a crash Tantivy may hold chunks the manifest never recorded: never reuse their ids
+        stores._next_chunk_id = max(stores.manifest.max_chunk_id(), stores.lexical.max_chunk_id())
+        stores._opened = (stores._next_chunk_id, stores.manifest.chunk_counts()["chunks"])
+        return stores
+
+    def version_problem(self) -> str | None:
+        """Why the folder cannot be used as it is (its schema stamp), or None."""
+        meta_path = self.index_dir / META_FILE
+        if meta_path.exists():
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                return f"unreadable {META_FILE}: {exc}"
+            if not isinstance(meta, dict) or meta.get("schema") != SCHEMA_VERSION:
+                return f"index schema {meta.get('schema') if isinstance(meta, dict) else meta!r} != {SCHEMA_VERSION}"
+            return None
+        if any(c.name != LOCK_FILE for c in self.index_dir.iterdir()):
+            return "index folder without a version stamp"
+        return None
+
+    def _wipe_and_stamp(self, reason: str | None) -> None:
+        """Empty a folder that cannot be used (the writer only) and stamp it."""
+        meta_path = self.index_dir / META_FILE
+        if reason:
+            for child in self.index_dir.iterdir():
+                if child.name == LOCK_FILE:
+                    continue
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child)
+                else:
+                    child.unlink()
+        if reason or not meta_path.exists():
+            tmp = meta_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"schema": SCHEMA_VERSION, "root": str(self.root)}), encoding="utf-8")
+            os.replace(tmp, meta_path)
+
+    def _open_all(self, writable: bool, *, deep: bool) -> str | None:
+        """Check the stamp and open the manifest and the text index. Returns why the index
+        starts over, if it does, else None. A writer sets damaged stores aside and opens
+        fresh ones; a reader raises IndexError_."""
+        reason = self.version_problem()
+        if not writable:
+            if reason:
+                raise IndexError_(f"the index in {self.index_dir} cannot be read ({reason}); "
+                                  "the next 'sylk index' rebuilds it")
+        else:
+            self._wipe_and_stamp(reason)
+        damage = self._try_open(writable, deep)
+        if damage is None:
+            return reason
+        if not writable or self.read_only_reason is not None:
+            raise IndexError_(f"the index in {self.index_dir} is damaged ({damage}); "
+                              "the next 'sylk index' rebuilds it")
+        moved = set_aside(self.index_dir)
+        again = self._try_open(writable, False)
+        if again is not None:
+            raise IndexError_(f"the index in {self.index_dir} is damaged ({damage}) and could not be "
+                              f"started over ({again})")
+        where = f"moved to {moved}" if moved else "deleted"
+        return f"{damage}; the damaged index was {where}"
+
+    def _try_open(self, writable: bool, deep: bool) -> str | None:
+        """Open both stores, or return what is damaged (nothing left open)."""
+        folder = self.index_dir
+        try:
+            manifest = Manifest(folder / MANIFEST_FILE)
+        except sqlite3.DatabaseError as exc:
+            return sqlite_damage(exc)
+        try:
+            chunks = manifest.chunk_counts()["chunks"]
+            manifest.counts()
+            manifest.max_chunk_id()
+            problem = manifest.quick_check() if deep else None
+            if problem:
+                raise sqlite3.DatabaseError(problem)
+        except sqlite3.DatabaseError as exc:
+            manifest.close()
+            return sqlite_damage(exc)
+        tantivy_dir = folder / TANTIVY_DIR
+        if chunks and not (tantivy_dir / "meta.json").exists():
+            manifest.close()
+            return f"the text index is gone ({TANTIVY_DIR}/meta.json is missing)"
+        problems = check_segments(manifest, tantivy_dir, writable) if (tantivy_dir / "meta.json").exists() else []
+        if problems:
+            manifest.close()
+            return f"the text index is damaged: {problems[0]}"
+        try:
+            try:
+                lexical = LexicalIndex(tantivy_dir, writable=writable)
+            except LexicalIndexLocked:  # a Sylk without the WriterLock holds Tantivy's lock
+                lexical = LexicalIndex(tantivy_dir, writable=False)
+                self.read_only_reason = READ_ONLY_REASON
+            try:
+                lexical.max_chunk_id()  # reads a stored document
+            except BaseException:
+                lexical.close()
+                raise
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # ValueError, OSError, or a Rust panic (pyo3's PanicException)
+            manifest.close()
+            return f"the text index is damaged: {first_line(exc)}"
+        self.manifest, self.lexical = manifest, lexical
+        return None
+
+    def start_over(self) -> None:
+        """Set the stores of this (writable) folder aside and open fresh, empty ones."""
+        with self.index_lock, self.vectors_lock:
+            self.lexical.close()
+            self.manifest.close()
+            set_aside(self.index_dir)
+            problem = self._try_open(True, False)
+            if problem is not None:
+                raise IndexError_(f"the index in {self.index_dir} could not be started over ({problem})")
+            if self.vectors is not None:
+                self.vectors.clear()
+            self._next_chunk_id = 0
+
+    # state ----------------------------------------------------------------
+    @property
+    def writable(self) -> bool:
+        return self.lexical.writable
+
+    @property
+    def holds_writer_lock(self) -> bool:
+        return self._writer_lock is not None
+
+    @property
+    def chunks_left_unloaded(self) -> bool:
+        """Chunks left the manifest since open while no vectors were loaded (their saved
+        vectors, if any, must go: see integrity.prune_vectors)."""
+        first_id, chunks = self._opened
+        return self.vectors is None and self.manifest.chunk_counts()["chunks"] < chunks + self._next_chunk_id - first_id
+
+    # writing --------------------------------------------------------------
+    def add_chunks(self, rel: str, language: str | None, chunks: Sequence[tuple]) -> list[tuple]:
+        """Add a file's parsed chunks (``Parsed.chunks``) to the text index under new chunk
+        ids and return the manifest rows for them. The caller deleted the file's old
+        documents and commits."""
+        rows = []
+        docs = []
+        for start, end, typ, kind, symbol, container, text_hash, embed_text, doc_rest in chunks:
+            self._next_chunk_id += 1
+            cid = self._next_chunk_id
+            docs.append((cid, doc_rest))
+            rows.append((cid, rel, start, end, language, typ, kind, symbol, container, text_hash, embed_text))
+        self.lexical.add_chunks(docs)
+        return rows
+
+    def apply(self, forget: Sequence[str], *args: Any, **kw: Any) -> None:
+        """Write to the manifest (``Manifest.apply``) and drop the vectors of the chunks it
+        replaces or deletes (of the files ``forget``), as one step for the embedding thread."""
+        with self.vectors_lock:
+            ids = self.manifest.chunk_ids(forget) if self.vectors is not None and forget else []
+            self.manifest.apply(*args, **kw)
+            if ids and self.vectors is not None:
+                self.vectors.remove(ids)
+
+    # closing --------------------------------------------------------------
+    def close(self) -> None:
+        """Close every store; a writer saves its vectors first and then says, in the lock
+        file, that it closed cleanly."""
+        if self.writable:
+            if self.vectors is not None and self.vectors.dirty:
+                self.vectors.save()
+            self.manifest.merkle_root()  # kept for the next reader
+        self.lexical.close()
+        self.manifest.close()
+        self._release(clean=True)
+
+    def _release(self, *, clean: bool) -> None:
+        if self._writer_lock is not None:
+            self._writer_lock.release(clean=clean)
+            self._writer_lock = None
