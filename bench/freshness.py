@@ -67,7 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import BENCH_ROOT, GO_SRC_CANDIDATES, SERVER, header, load_line, prepare  # noqa: E402
 from search_latency import Client, pct  # noqa: E402
 from sylk.config import Settings  # noqa: E402
-from sylk.engine.indexer import Workspace  # noqa: E402
+from sylk.engine.workspace import Workspace  # noqa: E402
 from sylk.ingest.scan import scan_workspace  # noqa: E402
 
 SAVE_TARGET_MS = 100.0

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import load_line  # noqa: E402
 from search_latency import Client, pct, stdlib_corpus  # noqa: E402
 from sylk.config import Settings  # noqa: E402
-from sylk.engine.indexer import Workspace  # noqa: E402
+from sylk.engine.workspace import Workspace  # noqa: E402
 from sylk.search import related  # noqa: E402
 
 TARGET_MS = 50.0

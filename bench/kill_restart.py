@@ -51,7 +51,7 @@ if str(SERVER) not in sys.path:
 
 import faiss  # noqa: E402
 from sylk.config import Settings  # noqa: E402
-from sylk.engine.indexer import Workspace  # noqa: E402
+from sylk.engine.workspace import Workspace  # noqa: E402
 from sylk.search.query import SearchRequest  # noqa: E402
 from sylk.store.lexical import LexicalIndex  # noqa: E402
 
@@ -195,7 +195,7 @@ def run_and_kill(args: list[str], env: dict[str, str], delay: float | None) -> t
 # n-th time it is reached (after the call returns, or a millisecond into it).
 DRIVER = r"""
 import os, signal, sys, threading
-import sylk.cli, sylk.engine.indexer as indexer, sylk.store.vectors as vectors
+import sylk.cli, sylk.engine.embedding as embedding, sylk.engine.indexer as indexer, sylk.store.vectors as vectors
 from sylk.store.lexical import LexicalIndex
 from sylk.store.manifest import Manifest
 
@@ -227,13 +227,13 @@ def during(owner, name):
     setattr(owner, name, wrapper)
 
 if point == "parsing":
-    parse_all = indexer.Workspace._parse_all
+    parse_all = indexer.Indexer._parse_all
     def killed_parse_all(self, *a, **kw):
         for parsed in parse_all(self, *a, **kw):
             yield parsed
             if reached():
                 die()
-    indexer.Workspace._parse_all = killed_parse_all
+    indexer.Indexer._parse_all = killed_parse_all
 elif point == "during-text-commit":
     during(LexicalIndex, "commit")
 elif point == "after-text-commit":
@@ -241,7 +241,7 @@ elif point == "after-text-commit":
 elif point == "after-manifest-write":
     after(Manifest, "apply")
 elif point == "embedding":
-    after(indexer, "embed_cached")
+    after(embedding, "embed_cached")
 elif point == "after-embedded-flags":
     after(Manifest, "set_embedded")
 elif point == "faiss-write":

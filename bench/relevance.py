@@ -236,7 +236,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from sylk.config import Settings
-    from sylk.engine.indexer import Workspace
+    from sylk.engine.workspace import Workspace
     from sylk.search.query import SearchRequest
 
     rg = shutil.which("rg")

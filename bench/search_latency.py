@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 
 from sylk.config import Settings  # noqa: E402
-from sylk.engine.indexer import Workspace  # noqa: E402
+from sylk.engine.workspace import Workspace  # noqa: E402
 from sylk.search.query import SearchRequest  # noqa: E402
 
 MODES = ("hybrid", "lexical", "semantic")

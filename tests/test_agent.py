@@ -129,7 +129,7 @@ def test_roles_from_names_and_paths(kind, name, container, path, want):
 
 def test_roles_filter_holds_and_unknown_roles_are_named(workspace: Path):
     from sylk.config import Settings
-    from sylk.engine.indexer import Workspace
+    from sylk.engine.workspace import Workspace
     from sylk.search.query import SearchRequest
 
     ws = Workspace(workspace, Settings())

@@ -11,7 +11,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 from sylk.config import Settings
 from sylk.engine import documents
-from sylk.engine.indexer import Workspace
+from sylk.engine.workspace import Workspace
 from sylk.search.query import request_from_params
 from test_lsp import start, wait_for_progress_end
 

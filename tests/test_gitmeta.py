@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sylk.config import Settings
 from sylk.engine import gitmeta
-from sylk.engine.indexer import Workspace
+from sylk.engine.workspace import Workspace
 from sylk.ingest import gitsync
 from sylk.search.query import request_from_params
 from test_lsp import TIMEOUT, start, wait_for_progress_end

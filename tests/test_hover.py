@@ -10,7 +10,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from sylk.config import Settings
-from sylk.engine.indexer import Workspace
+from sylk.engine.workspace import Workspace
 from sylk.search import related
 from test_lsp import EMBEDDING, NO_EMBEDDING, start, uri, wait_for_progress_end
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from sylk.config import Settings
-from sylk.engine.indexer import Workspace
+from sylk.engine.workspace import Workspace
 from sylk.errors import IndexError_
 from sylk.store.layout import META_FILE
 

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from conftest import WORKSPACE
 from sylk.config import Settings
-from sylk.engine.indexer import Workspace
+from sylk.engine.workspace import Workspace
 from sylk.store.damage import WriterLock
 from sylk.store.layout import LOCK_FILE
 from sylk.store.lexical import LexicalIndex

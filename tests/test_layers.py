@@ -161,7 +161,7 @@ def test_no_import_cycles():
 def test_the_graph_sees_lazy_and_type_checking_imports(tmp_path: Path):
     """The checker itself: an import inside a function or under TYPE_CHECKING is an edge."""
     graph = import_graph()
-    assert "sylk.engine.indexer" in graph["sylk.cli.commands"]  # imported at the top
+    assert "sylk.engine.workspace" in graph["sylk.cli.commands"]  # imported at the top
     assert "sylk.lsp.app" in graph["sylk.cli.commands"]  # imported inside cmd_serve
     made_up = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(made_up) == [["a", "b", "c"]]
@@ -175,7 +175,7 @@ def test_core_imports_without_pygls():
         "        if name.split('.')[0] in ('pygls', 'lsprotocol'):\n"
         "            raise ImportError('blocked: ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
-        "import sylk.cli, sylk.cli.commands, sylk.engine.indexer, sylk.search.symbol_search\n"
+        "import sylk.cli, sylk.cli.commands, sylk.engine.workspace, sylk.search.symbol_search\n"
         "import sylk.store.lexical, sylk.config, sylk.ingest.scan\n"
         "print('ok')\n"
     )

@@ -354,5 +354,5 @@ def test_front_ends_stay_apart():
 
     r = run(("pygls", "lsprotocol"), "sylk.mcp.server")
     assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr
-    r = run(("mcp",), "sylk.cli, sylk.engine.indexer, sylk.search.hybrid, sylk.search.symbol_search")
+    r = run(("mcp",), "sylk.cli, sylk.engine.workspace, sylk.search.hybrid, sylk.search.symbol_search")
     assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sylk.config import Settings
-from sylk.engine.indexer import Workspace
+from sylk.engine.workspace import Workspace
 from sylk.search.query import Filters, SearchRequest
 
 
@@ -315,13 +315,13 @@ def test_a_file_saved_during_embedding_is_embedded_next(workspace: Path, tmp_pat
 
 def test_a_file_reindexed_while_its_chunks_are_embedded_leaves_no_stale_vectors(workspace: Path, tmp_path: Path,
                                                                                  monkeypatch):
-    import sylk.engine.indexer as indexer_mod
+    import sylk.engine.embedding as embedding_mod
 
     w = Workspace(workspace, Settings(index_dir=str(tmp_path / "idx")))
     w.index()
     w.load_semantic()
     target = "app/repository.py"
-    real = indexer_mod.embed_cached
+    real = embedding_mod.embed_cached
     calls = []
 
     def embed_then_save(embedder, cache, texts, **kw):
@@ -331,7 +331,7 @@ def test_a_file_reindexed_while_its_chunks_are_embedded_leaves_no_stale_vectors(
             (workspace / target).write_text("def saved_mid_embedding():\n    return 1\n")
             w.reindex_paths([target])
         return found
-    monkeypatch.setattr(indexer_mod, "embed_cached", embed_then_save)
+    monkeypatch.setattr(embedding_mod, "embed_cached", embed_then_save)
     w.embed_pending(first_paths=[target])
     chunk_ids = w.manifest.all_chunk_ids()
     in_faiss = set(w.vectors.ids().tolist())

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 import sylk.engine.indexer as indexer_mod
+import sylk.engine.planner as planner_mod
 from sylk.config import Settings
-from sylk.engine.indexer import Workspace
+from sylk.engine.workspace import Workspace
 from sylk.ingest import gitsync
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -213,8 +214,8 @@ def test_a_crashed_run_means_a_walk_next_time(workspace: Path):
     root = repo(workspace)
     ws = Workspace(root, Settings())
     ws.index()
-    assert ws.manifest.get_meta(indexer_mod.SYNC_META)
-    ws.manifest.set_meta(**{indexer_mod.SYNC_META: ""})  # what a run killed mid-way leaves
+    assert ws.manifest.get_meta(planner_mod.SYNC_META)
+    ws.manifest.set_meta(**{planner_mod.SYNC_META: ""})  # what a run killed mid-way leaves
     ws.close()
     (root / "app/http.py").write_text("def seen_by_the_walk():\n    pass\n")
     os.utime(root / "app/http.py", ns=(1, 1))  # even with an old mtime: a new size

@@ -15,7 +15,9 @@ from pathlib import Path
 
 from .. import config
 from ..engine import documents, gitmeta
-from ..engine.indexer import IndexError_, Progress, Workspace, clear_index
+from ..engine.indexer import Progress
+from ..engine.workspace import Workspace, clear_index
+from ..errors import IndexError_
 from ..model import is_virtual
 from ..store import integrity
 from .args import workspace_root

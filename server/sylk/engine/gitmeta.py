@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..ingest import gitsync, scan
 
 if TYPE_CHECKING:
-    from .indexer import Workspace
+    from .workspace import Workspace
 
 META_HEAD = "git_meta_head"
 COMMITS_HEAD = "git_commits_head"

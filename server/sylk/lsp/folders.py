@@ -20,7 +20,9 @@ from lsprotocol import types
 
 from .. import config
 from ..engine import gitmeta
-from ..engine.indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
+from ..engine.indexer import IndexReport, Progress
+from ..engine.workspace import Workspace, semantic_state
+from ..errors import IndexError_
 from ..watch import Watcher
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from ..search.roles import roles_of
 from . import convert
 
 if TYPE_CHECKING:
-    from ..engine.indexer import Workspace
+    from ..engine.workspace import Workspace
     from .folders import Folder
     from .server import SylkServer
 

@@ -24,7 +24,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__, config
-from ..engine.indexer import Workspace
+from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from .folders import Folder
 

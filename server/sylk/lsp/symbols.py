@@ -15,7 +15,7 @@ from ..search.symbol_search import SymbolHit
 from . import convert
 
 if TYPE_CHECKING:
-    from ..engine.indexer import Workspace
+    from ..engine.workspace import Workspace
     from .folders import Folder
     from .server import SylkServer
 

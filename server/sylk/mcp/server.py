@@ -34,7 +34,9 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__, config
-from ..engine.indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
+from ..engine.indexer import IndexReport, Progress
+from ..engine.workspace import Workspace, semantic_state
+from ..errors import IndexError_
 from ..jobs import Jobs
 from ..search.hybrid import result_json
 from ..search.query import MODES, TYPES, QueryError, Weights, request_from_params

@@ -1,0 +1,169 @@
+"""The semantic side of a workspace: the embedding model loaded on demand, and the
+queue of chunks to embed (files opened or saved in the editor first, then the most
+recently modified files). One pass at a time; vectors are saved before the manifest
+marks their chunks embedded, so a crash loses at most the work since the last save.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..config import EmbeddingSettings, cache_root
+from ..embed.embedder import Embedder, embed_cached, load_embedder
+from ..store import integrity
+from ..store.embedding_cache import EmbeddingCache
+from ..store.stores import Stores
+from ..store.vectors import VectorIndex
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _stop_when(cancel: threading.Event) -> Callable[[int, int], None]:
+    """A progress callback for embed_cached that stops it between batches once cancelled."""
+    def check(done: int, total: int) -> None:
+        if cancel.is_set():
+            raise _Cancelled
+    return check
+
+
+class EmbedQueue:
+    """The model (``load``, once) and the embedding passes (``embed_pending``) of one
+    workspace's stores. ``settings`` may be replaced (the workspace's settings changed)."""
+
+    def __init__(self, stores: Stores, settings: EmbeddingSettings) -> None:
+        self.stores = stores
+        self.settings = settings
+        self.embedder: Embedder | None = None
+        self.message: str | None = None  # why semantic search is unavailable
+        self.tried = False
+        self._load_lock = threading.Lock()
+        self.lock = threading.Lock()  # held by an embedding pass (and by close)
+        self._priority_lock = threading.Lock()
+        self._priority: dict[str, None] = {}  # paths to embed next, in order
+
+    def load(self) -> str | None:
+        """Load the embedding model and the vector index (once). Returns a message for
+        the user when semantic search is unavailable or had to start over, else None."""
+        with self._load_lock:
+            if self.tried:
+                return None
+            self.tried = True
+            embedder, message = load_embedder(self.settings, cache_root())
+            if embedder is None:
+                self.message = message or "no embedding model could be loaded"
+                return f"{self.message}; serving lexical results only"
+            vectors = VectorIndex.open(self.stores.index_dir / "vectors", embedder.model_id, embedder.dim)
+            note = None
+            if vectors.rebuilt_reason and self.stores.writable:
+                self.stores.manifest.reset_embedded()
+                note = vectors.rebuilt_reason
+            if self.stores.writable:  # a reader changes nothing: the writer reconciles
+                self._reconcile(vectors)
+            self.embedder, self.stores.vectors = embedder, vectors
+            return note
+
+    def _reconcile(self, vectors: VectorIndex) -> None:
+        """Make the manifest and the vectors agree after a crash or an index run without the
+        model: vectors of chunks that are gone (or not marked embedded) leave, chunks
+        marked embedded without a vector are embedded again."""
+        with self.stores.vectors_lock:
+            integrity.reconcile_vectors(self.stores.manifest, vectors)
+
+    @property
+    def ready(self) -> bool:
+        return self.embedder is not None and self.stores.vectors is not None
+
+    def prioritize(self, paths: Iterable[str]) -> None:
+        """Embed the pending chunks of ``paths`` next (files opened or saved in the editor),
+        also when a long embedding pass is already running."""
+        with self._priority_lock:
+            for p in paths:
+                self._priority[p] = None
+
+    def _take_priority(self) -> list[str]:
+        with self._priority_lock:
+            paths = list(self._priority)
+            self._priority.clear()
+            return paths
+
+    def embed_pending(self, progress: Callable[[int, int], None] | None = None,
+                      cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
+                      batch: int = 256, save_every_s: float = 30.0) -> int:
+        """Embed every chunk not embedded yet; returns how many. Order: ``first_paths``
+        and paths given to prioritize() (also while running), then the most recently
+        modified files. When another pass is running, ``first_paths`` join its queue and
+        this call returns 0 at once.
+
+        Cached vectors (same model, same text) are reused without running the model.
+        Vectors are saved before the manifest marks their chunks embedded, so a crash
+        loses at most the work since the last save."""
+        if not self.stores.writable or self.embedder is None or self.stores.vectors is None:
+            return 0
+        cancel = cancel or threading.Event()
+        self.prioritize(first_paths)
+        done = 0
+        # The lock is tried again after a pass: a path queued by a caller that found the
+        # lock taken just as the pass ran out of work is not left waiting.
+        while not cancel.is_set() and self.lock.acquire(blocking=False):
+            try:
+                done += self._embed_locked(progress, cancel, batch, save_every_s)
+            finally:
+                self.lock.release()
+            with self._priority_lock:
+                if not self._priority:
+                    break
+        return done
+
+    def _embed_locked(self, progress: Callable[[int, int], None] | None, cancel: threading.Event,
+                      batch: int, save_every_s: float) -> int:
+        embedder, vectors = self.embedder, self.stores.vectors
+        assert embedder is not None and vectors is not None
+        total = self.stores.manifest.chunk_counts()["pending"]
+        done = 0
+        last_save = time.monotonic()
+        order: list[int] = []
+        pos = 0
+        if progress:
+            progress(0, total)
+        with EmbeddingCache.open(self.stores.index_dir) as cache:
+            while not cancel.is_set():
+                rows = self.stores.manifest.pending_for_paths(self._take_priority())
+                if not rows:
+                    if pos >= len(order):  # the order is used up: what is pending now (new chunks too)
+                        order, pos = self.stores.manifest.pending_order(), 0
+                        if not order:
+                            break
+                    rows = self.stores.manifest.pending_rows(order[pos:pos + batch])
+                    pos += batch
+                    if not rows:
+                        continue
+                texts = {h: t or "" for _i, h, t in rows}
+                try:
+                    found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
+                except _Cancelled:
+                    break  # what was embedded is in the cache; the chunks stay pending
+                with self.stores.vectors_lock:
+                    # chunks re-indexed or deleted while the model ran are gone: no vectors for them
+                    rows = self.stores.manifest.pending_rows([i for i, _h, _t in rows])
+                    if rows:
+                        ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
+                        vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
+                        # in FAISS now: marked so the next pending query does not return them again
+                        self.stores.manifest.set_embedded(ids.tolist(), True, durable=False)
+                done += len(rows)
+                if progress:
+                    progress(done, max(total, done))
+                if time.monotonic() - last_save > save_every_s:
+                    vectors.save()
+                    self.stores.manifest.commit_embedded()
+                    last_save = time.monotonic()
+        if vectors.dirty:
+            vectors.save()
+        self.stores.manifest.commit_embedded()
+        return done

@@ -1,0 +1,285 @@
+"""``Workspace``: one workspace root and its index folder, the facade the front ends
+use. It owns the parts and hands each what it needs:
+
+* ``stores`` (store.stores): the manifest, the text index and the vectors, under the
+  writer lock; integrity checks at open;
+* ``planner`` and ``indexer``: what changed, and the index run;
+* ``symbols``: the symbol table with the editor's unsaved buffers on top;
+* ``semantic``: the model and the embedding queue.
+
+Searches read the stores directly (search.hybrid). The long-running parts (threads,
+the watcher, progress) belong to the service and the front ends, not here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from ..config import Settings, index_dir_for
+from ..errors import IndexError_
+from ..model import doc_id, is_virtual
+from ..search.hybrid import HybridSearch, SearchResult
+from ..search.query import SearchRequest
+from ..search.symbol_search import SymbolHit, SymbolTable
+from ..store import integrity
+from ..store.lexical import LexicalIndex
+from ..store.manifest import Manifest
+from ..store.stores import Stores
+from ..store.vectors import VectorIndex
+from . import documents
+from .embedding import EmbedQueue
+from .indexer import Indexer, IndexReport, Progress
+from .planner import Planner
+from .symbol_index import SymbolIndex
+
+INDEX_SIZE_TTL_S = 5.0
+
+
+class Workspace:
+    """One workspace root and its index folder."""
+
+    def __init__(self, root: Path, settings: Settings | None = None, *, writable: bool = True,
+                 load_symbols: bool = False) -> None:
+        self.root = root.resolve()
+        settings = settings or Settings()
+        self.index_dir = index_dir_for(self.root, settings)
+        self._size_cache: tuple[float, int] | None = None  # (when, bytes) of the index folder
+        # one writer per index folder; damaged stores are set aside (store.stores, store.damage)
+        self.stores = Stores.open(self.root, self.index_dir, writable=writable, deep=load_symbols)
+        self.symbols = SymbolIndex(self.stores)
+        self.planner = Planner(self.root, self.stores, settings)
+        self.indexer = Indexer(self.root, self.stores, self.planner, self.symbols, settings)
+        self.semantic = EmbedQueue(self.stores, settings.embedding)
+        self._settings = settings
+        self.rebuilt_reason = self.stores.rebuilt_reason
+        # what check_on_open repaired (orphan documents after a kill, ...), for the user
+        self.repair_note = integrity.check_on_open(self.stores, self.reindex_files) if self.writable else None
+        if load_symbols:
+            self.symbols.table  # noqa: B018 - loads it now
+        # a reader: what was opened is current; follow_writer() reloads after the writer's runs
+        self._reader_stamp = None if self.writable else self.manifest.get_meta("last_indexed")
+
+    # settings, and the stores as the rest of the engine and the front ends read them
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self._settings = self.planner.settings = self.indexer.settings = settings
+        self.semantic.settings = settings.embedding
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.stores.manifest
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        return self.stores.lexical
+
+    @property
+    def vectors(self) -> VectorIndex | None:
+        return self.stores.vectors
+
+    @property
+    def read_only_reason(self) -> str | None:
+        return self.stores.read_only_reason
+
+    @property
+    def writable(self) -> bool:
+        return self.stores.writable
+
+    # indexing ---------------------------------------------------------------
+    def index(self, progress: Callable[[Progress], None] | None = None,
+              cancel: threading.Event | None = None, workers: int | None = None,
+              paths: Iterable[str] | None = None, use_git: bool = True) -> IndexReport:
+        """Bring the index up to date with the disk: only added, changed and deleted files are
+        processed. ``paths`` (root-relative files or folders, e.g. from a file watcher)
+        limits the work to them; a change to an ignore file among them widens it to the
+        whole tree. Without ``paths``, a git work tree is checked through git (see
+        gitsync) unless ``use_git`` is False, other trees by a walk and stat()."""
+        if not self.writable:
+            raise IndexError_(self.read_only_reason or "index is read-only")
+        with self.stores.index_lock:
+            return self.indexer.run(progress or (lambda p: None), cancel or threading.Event(), workers,
+                                    None if paths is None else list(paths), use_git)
+
+    def reindex_paths(self, rels: Iterable[str]) -> IndexReport:
+        """Re-index given files now (a save, a few changes): ``index(paths=rels)``."""
+        return self.index(paths=rels)
+
+    def reindex_files(self, files: list[str]) -> None:
+        """Index files again, virtual documents from their stored text (a repair's last step)."""
+        for path in [f for f in files if is_virtual(f)]:
+            doc = documents.get(self, doc_id(path))
+            if doc is not None:
+                documents.index_document(self, doc.id, doc.text, type=doc.type, title=doc.title, tags=doc.tags,
+                                         metadata=doc.metadata)
+        self.index(paths=[f for f in files if not is_virtual(f)])
+
+    def scan_ignored(self, rel: str, is_dir: bool = False) -> bool:
+        """Whether the ignore rules of this workspace exclude ``rel`` (a saved or changed path)."""
+        return self.planner.matcher().ignored(rel, is_dir)
+
+    def verify(self, *, disk: bool = True) -> integrity.Verification:
+        """``sylk status --verify``: drift between the stores and the disk (reads only)."""
+        return integrity.verify(self.stores, self.settings, disk=disk)
+
+    def repair(self) -> integrity.RepairReport:
+        """``sylk index --repair``: fix the drift between the stores (see integrity.repair)."""
+        report = integrity.repair(self.stores, self.reindex_files)
+        if report.rebuilt:
+            self.symbols.drop()
+        return report
+
+    def follow_writer(self) -> bool:
+        """A read-only index (another process writes it): reload the text searcher and the
+        symbol table when the writer finished a run since the last call (the manifest
+        follows the writer's commits by itself). Vectors are not reloaded: a reader's
+        semantic results cover what was embedded when it opened. True if reloaded."""
+        if self.writable:
+            return False
+        stamp = self.manifest.get_meta("last_indexed")
+        if stamp == self._reader_stamp:
+            return False
+        self._reader_stamp = stamp
+        self.lexical.reload()
+        self.symbols.reload()
+        return True
+
+    # symbols ----------------------------------------------------------------
+    @property
+    def table(self) -> SymbolTable:
+        return self.symbols.table
+
+    def set_unsaved(self, rel: str, source: bytes | None) -> None:
+        """Symbols of ``rel`` from an editor buffer (``source``), or from disk again (None)."""
+        self.symbols.set_unsaved(rel, source)
+
+    def keep_unsaved(self, rel: str) -> None:
+        """The buffer of ``rel`` was saved: indexing takes over its symbols from here."""
+        self.symbols.keep_unsaved(rel)
+
+    # the semantic side ------------------------------------------------------
+    def load_semantic(self) -> str | None:
+        """Load the model and the vectors (once); a message when semantic search is off or
+        had to start over."""
+        return self.semantic.load()
+
+    @property
+    def embedder(self):  # noqa: ANN201 - Embedder | None
+        return self.semantic.embedder
+
+    @property
+    def semantic_message(self) -> str | None:
+        return self.semantic.message
+
+    @property
+    def semantic_ready(self) -> bool:
+        return self.semantic.ready
+
+    def prioritize(self, paths: Iterable[str]) -> None:
+        """Embed the pending chunks of ``paths`` next (files opened or saved in the editor)."""
+        self.semantic.prioritize(paths)
+
+    def embed_pending(self, progress: Callable[[int, int], None] | None = None,
+                      cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
+                      batch: int = 256, save_every_s: float = 30.0) -> int:
+        """Embed every chunk not embedded yet (see EmbedQueue.embed_pending)."""
+        return self.semantic.embed_pending(progress, cancel, first_paths, batch, save_every_s)
+
+    def close(self) -> None:
+        with self.semantic.lock:
+            if self.writable and self.stores.chunks_left_unloaded:
+                integrity.prune_vectors(self.stores)  # chunks left while the vectors were not loaded
+            self.stores.close()  # saves the vectors, then says the index was closed cleanly
+
+    # queries ------------------------------------------------------------
+    @property
+    def symbols_ready(self) -> bool:
+        """Whether a symbol search would answer without first loading or rebuilding."""
+        return self.symbols.ready
+
+    def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
+        return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit)
+
+    def index_state(self) -> dict:
+        """The ``index`` block of a search result: how complete each side is."""
+        chunks = self.manifest.chunk_counts()
+        files = self.manifest.counts()["files"]
+        return {"files": files, "chunks": chunks["chunks"], "embedded": chunks["embedded"],
+                "pending": chunks["pending"], "ready": chunks["pending"] == 0 and self.semantic_ready}
+
+    def search_paths(self, text: str, limit: int = 20) -> list[str]:
+        """Paths of the files whose chunks match ``text`` lexically, best first."""
+        return list(dict.fromkeys(h.path for h in self.search(SearchRequest(text, "lexical", limit=limit * 5,
+                                                                            context_lines=0)).hits))[:limit]
+
+    def search(self, req: SearchRequest) -> SearchResult:
+        if req.mode != "lexical" and not self.semantic.tried:
+            self.load_semantic()
+        state = self.index_state()
+        note = self.semantic_message
+        if note is None and state["embedded"] == 0:
+            note = "semantic search is not ready yet: no chunk is embedded"
+        return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
+                            semantic_note=note).search(req, state)
+
+    def _index_bytes(self) -> int:
+        """The index folder's size; walked at most every INDEX_SIZE_TTL_S (clients poll status)."""
+        now = time.monotonic()
+        cached = self._size_cache
+        if cached is None or now - cached[0] > INDEX_SIZE_TTL_S:
+            total = 0
+            for p in self.index_dir.rglob("*"):
+                try:
+                    if p.is_file():
+                        total += p.stat().st_size
+                except OSError:  # a file replaced while walking (a commit, a save)
+                    continue
+            cached = self._size_cache = (now, total)
+        return cached[1]
+
+    def status(self) -> dict:
+        counts = self.manifest.counts()
+        last = self.manifest.get_meta("last_indexed")
+        skipped = self.manifest.skipped()
+        size = self._index_bytes()
+        return {
+            "root": str(self.root),
+            "indexDir": str(self.index_dir),
+            "files": counts["files"],
+            "symbols": counts["symbols"],
+            "languages": [{"language": l, "files": f, "symbols": s or 0} for l, f, s in self.manifest.languages()],
+            "indexBytes": size,
+            "lastIndexed": float(last) if last else None,
+            "skipped": [{"path": p, "reason": r} for p, r in skipped],
+            "readOnly": not self.writable,
+            "merkleRoot": self.manifest.merkle_root(store=self.writable),
+            **{k: v for k, v in self.manifest.chunk_counts().items()},
+        }
+
+
+def semantic_state(settings: Settings, ws: Workspace | None) -> str:
+    """``off`` (disabled in the settings), ``loading`` (not tried yet, or the model is
+    loading), ``ready``, or ``unavailable`` (see ``Workspace.semantic_message``)."""
+    if not settings.embedding.enabled:
+        return "off"
+    if ws is not None and ws.semantic_ready:
+        return "ready"
+    if ws is not None and ws.semantic_message:
+        return "unavailable"
+    return "loading"
+
+
+def clear_index(root: Path, settings: Settings | None = None) -> Path | None:
+    """Remove a workspace's index folder without opening it; returns it if it existed."""
+    folder = index_dir_for(root.resolve(), settings or Settings())
+    if folder.exists():
+        shutil.rmtree(folder)
+        return folder
+    return None
