@@ -125,3 +125,15 @@ def test_index_draws_a_progress_bar_on_a_terminal(workspace: Path):
     assert "16/16 files 100%" in text
     assert "0 deleted, 0 unchanged\r\n" in text                # then the summary line
     assert "/99 chunks 100%" in text and "embedded 99 chunks" in text  # then the embeddings
+
+
+def test_search_takes_its_defaults_from_the_settings(workspace: Path):
+    sylk("index", str(workspace), "--no-embed")
+    (workspace / ".sylk.toml").write_text('[search]\nmode = "lexical"\nlimit = 2\n')
+    r = sylk("search", "point", str(workspace), "--format", "json", "--no-refresh")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["mode"] == "lexical" and len(result["hits"]) == 2 and result["totalHits"] > 2
+    r = sylk("search", "point", str(workspace), "--format", "json", "--no-refresh", "--limit", "3", "--mode", "hybrid")
+    result = json.loads(r.stdout)
+    assert result["mode"] == "hybrid" and len(result["hits"]) == 3  # the command line wins

@@ -16,8 +16,9 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+from mcp import ClientSession, StdioServerParameters
 
 TIMEOUT = 90.0
 TOOLS = {"search_code", "search_symbol", "get_status", "reindex"}

@@ -25,6 +25,7 @@ import platformdirs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from .languages import BY_NAME
+from .model import SEARCH_MODES
 
 # The default embedding model (shipped with Sylk: see embed/embedder.py).
 MODEL_ID_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
@@ -77,8 +78,8 @@ class SearchSettings:
 
     @mode.validator
     def _check_mode(self, attribute: attrs.Attribute, value: str) -> None:
-        if value not in ("hybrid", "lexical", "semantic"):
-            raise ValueError(f"search.mode must be hybrid, lexical or semantic, got {value!r}")
+        if value not in SEARCH_MODES:
+            raise ValueError(f"search.mode must be {', '.join(SEARCH_MODES[:-1])} or {SEARCH_MODES[-1]}, got {value!r}")
 
     @limit.validator
     def _check_limit(self, attribute: attrs.Attribute, value: int) -> None:

@@ -7,6 +7,11 @@ under the path ``sylk:/<id>``; these functions are the one place that rule is wr
 from __future__ import annotations
 
 VIRTUAL_PREFIX = "sylk:/"
+# The types of indexed files (and of commit messages); virtual documents have types of
+# their own, never one of these.
+FILE_TYPES = ("source_code", "markdown", "config", "text", "git_commit")
+# How a search ranks: words (BM25), meaning (vectors), or both fused; the first is the default.
+SEARCH_MODES = ("hybrid", "lexical", "semantic")
 
 
 def is_virtual(path: str) -> bool:

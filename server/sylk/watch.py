@@ -16,9 +16,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from .ingest.scan import GIT_INFO_EXCLUDE, IGNORE_FILES
+
 log = logging.getLogger("sylk.watch")
 
-GIT_EXCLUDE = ".git/info/exclude"
 
 
 class Watcher:
@@ -57,8 +58,8 @@ class Watcher:
         if not rel:
             return None
         if rel == ".git" or rel.startswith(".git/"):
-            return GIT_EXCLUDE if rel == GIT_EXCLUDE else None
-        if rel.rpartition("/")[2] in (".gitignore", ".sylkignore"):
+            return GIT_INFO_EXCLUDE if rel == GIT_INFO_EXCLUDE else None
+        if rel.rpartition("/")[2] in IGNORE_FILES:
             return rel
         try:
             if self.ignored(rel, os.path.isdir(path)):

@@ -13,6 +13,8 @@ import sqlite3
 import sys
 
 from .. import __version__
+from ..model import FILE_TYPES, SEARCH_MODES
+from ..search.roles import ROLES
 from .errors import CliError
 
 
@@ -43,20 +45,19 @@ def build_parser() -> argparse.ArgumentParser:
                                    "type:markdown minlines:N maxlines:N")
     p.add_argument("query")
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
-    p.add_argument("--mode", choices=("hybrid", "lexical", "semantic"), default="hybrid")
+    p.add_argument("--mode", choices=SEARCH_MODES, default=None, help="default: search.mode (hybrid)")
     p.add_argument("--lang", action="append", help="only this language (repeatable)")
     p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
     p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
     p.add_argument("--type", action="append",
-                   help="source_code, markdown, config, text, git_commit, or a document type (repeatable)")
-    p.add_argument("--role", action="append", choices=("test", "repository", "service", "handler", "command",
-                                                       "query", "entity"),
+                   help=f"{', '.join(FILE_TYPES)}, or a document type (repeatable)")
+    p.add_argument("--role", action="append", choices=ROLES,
                    help="only code with this role, told by names and paths (repeatable)")
     p.add_argument("--tag", action="append", help="only files and documents with this user tag (repeatable)")
     p.add_argument("--author", action="append", help="only files whose last commit is by this author (git)")
     p.add_argument("--after", help="only files last committed on or after this date (git), e.g. 2024-05-31")
     p.add_argument("--before", help="only files last committed before this date (git)")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=int, default=None, help="maximum results (default: search.limit, 20)")
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--context", type=int, default=2, help="lines of context around the match")
     p.add_argument("--fuzzy", action="store_true", help="tolerate one typo per word")

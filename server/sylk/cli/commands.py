@@ -34,9 +34,9 @@ def _settings(root: Path) -> config.Settings:
     return settings
 
 
-def _open(root: Path, *, writable: bool = True) -> Workspace:
+def _open(root: Path, *, writable: bool = True, settings: config.Settings | None = None) -> Workspace:
     try:
-        ws = Workspace(root, _settings(root), writable=writable)
+        ws = Workspace(root, settings or _settings(root), writable=writable)
     except IndexError_ as exc:
         raise CliError(str(exc)) from exc
     if ws.rebuilt_reason:
@@ -147,7 +147,7 @@ def cmd_symbols(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from ..search.hybrid import result_json
-    from ..search.query import Filters, QueryError, SearchRequest, parse_inline
+    from ..search.query import Filters, QueryError, SearchRequest, Weights, parse_inline
 
     root = workspace_root(args.path)
     try:
@@ -165,9 +165,13 @@ def cmd_search(args: argparse.Namespace) -> int:
                       types=tuple(args.type or ()), roles=tuple(args.role or ()), tags=tuple(args.tag or ()),
                       authors=tuple(args.author or ()), modified_after=after,
                       modified_before=before).merged(inline)
-    req = SearchRequest(query=text, mode=args.mode, limit=args.limit, offset=args.offset, filters=filters,
-                        fuzzy=args.fuzzy, facets=args.facets, context_lines=args.context)
-    ws = _open(root)
+    settings = _settings(root)
+    s = settings.search  # what the command line does not say comes from the settings
+    req = SearchRequest(query=text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
+                        offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
+                        context_lines=args.context, weights=Weights(s.weights.lexical, s.weights.semantic),
+                        rrf_k=s.rrf_k)
+    ws = _open(root, settings=settings)
     try:
         if not args.no_refresh:
             _refresh(ws)

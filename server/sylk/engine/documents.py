@@ -20,7 +20,7 @@ import attrs
 from ..ingest import scan
 from ..ingest.parsing import Parsed, chunk_rows
 from ..ingest.symbols import extract
-from ..model import virtual_path
+from ..model import FILE_TYPES, virtual_path
 from ..store.manifest import FileRecord, Manifest
 from ..store.stores import Stores
 from ..text.words import code_words_utf8
@@ -39,7 +39,6 @@ class Workspace(Protocol):
 _ID = re.compile(r"^[\w.@:/+-]{1,200}$")
 _TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 # what files are, in the types filter: a document type may not take these names
-FILE_TYPES = ("source_code", "markdown", "config", "text", "git_commit")
 MAX_TEXT = 4 << 20
 
 
@@ -104,8 +103,7 @@ def index_document(ws: Workspace, id: str, text: str, *, type: str = "note", tit
     body = f"# {title}\n\n{text}" if title and not text.lstrip().startswith("#") else text
     data = body.encode("utf-8", "surrogatepass")
     path = doc.path
-    rows = tuple(_retype(r, type) for r in chunk_rows(path, "markdown", body, code_words_utf8(data),
-                                                        extract(data, "markdown")))
+    rows = chunk_rows(path, "markdown", body, code_words_utf8(data), extract(data, "markdown"), type=type)
     parsed = Parsed(path, len(data), 0, scan.content_hash(data), "markdown", body.count("\n") + 1,
                     (), "[]", rows)
     stores = ws.stores
@@ -121,13 +119,6 @@ def index_document(ws: Workspace, id: str, text: str, *, type: str = "note", tit
                      chunks=chunks)
     ws.prioritize([path])
     return attrs.evolve(doc, text=body)
-
-
-def _retype(row: tuple, type: str) -> tuple:
-    """A chunk row of a virtual document: its type is the document's."""
-    start, end, old, kind, symbol, container, text_hash, embed_text, doc = row
-    return (start, end, type, kind, symbol, container, text_hash, embed_text,
-            doc.replace(f'"type":{json.dumps(old)}', f'"type":{json.dumps(type)}', 1))
 
 
 def remove_document(ws: Workspace, id: str) -> bool:

@@ -139,7 +139,7 @@ class Planner:
         newly ignored); the whole tree when one of them is an ignore file."""
         norm = sorted({r.strip("/") for r in rels if r.strip("/") not in ("", ".")
                        and not is_virtual(r)})
-        if any(r.rpartition("/")[2] in scan.IGNORE_FILES or r == ".git/info/exclude" for r in norm):
+        if any(r.rpartition("/")[2] in scan.IGNORE_FILES or r == scan.GIT_INFO_EXCLUDE for r in norm):
             return self.full()
         known = self.manifest.files()
         known_sorted = sorted(known)

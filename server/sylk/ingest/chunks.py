@@ -78,7 +78,7 @@ from pathlib import PurePosixPath
 import attrs
 
 from ..text.words import split_words
-from .symbols import Symbol
+from .symbols import TYPE_KINDS, Symbol
 
 SOURCE_CODE, MARKDOWN, CONFIG, TEXT = "source_code", "markdown", "config", "text"
 
@@ -93,7 +93,7 @@ MAX_LEADING = 40
 MIN_KEY_LINES = 3
 MAX_GROUP_NAME = 100
 
-CONTAINER_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "module", "namespace"})
+CONTAINER_KINDS = TYPE_KINDS | {"module", "namespace"}
 LEAF_KINDS = frozenset({"function", "method", "constructor", "macro", "type"})
 # Containers whose one-line methods are declarations without a body.
 _DECLARING = frozenset({"interface", "trait"})

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import attrs
 
@@ -24,6 +25,19 @@ from .lexical_docs import chunk_json_rest
 from .symbols import Symbol, encode_symbols
 
 _WORD = re.compile(r"\w")
+
+
+class ChunkRow(NamedTuple):
+    """One chunk of a parsed file, as it crosses from a worker to the stores."""
+    start_line: int
+    end_line: int
+    type: str  # chunks.file_type, or a virtual document's own type
+    kind: str
+    symbol: str
+    container: str
+    text_hash: str
+    embed_text: str
+    lexical_doc: str  # lexical_docs.chunk_json_rest(...): the text index document without its id
 
 
 @attrs.frozen
@@ -39,8 +53,7 @@ class Parsed:
     # objects costs the main process more than decoding them where they are needed.
     names: tuple[str, ...] = ()
     symbol_data: str = "[]"  # symbols.encode_symbols(symbols)
-    # (start, end, type, kind, symbol, container, text_hash, embed_text, lexical.chunk_json_rest(...))
-    chunks: tuple[tuple, ...] = ()
+    chunks: tuple[ChunkRow, ...] = ()
     replaced: bool = False
     skip: str | None = None  # reason, if skipped
     unchanged: bool = False  # content hash equals the manifest's
@@ -70,10 +83,11 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
                   chunk_rows(entry.rel, lang, src.text, words, syms), src.replaced)
 
 
-def chunk_rows(rel: str, language: str | None, text: str, words: str,
-               symbols: Sequence[Symbol]) -> tuple[tuple, ...]:
+def chunk_rows(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],
+               type: str | None = None) -> tuple[ChunkRow, ...]:
     """The chunks of a file as rows for the stores, every non-blank line covered:
-    lines no chunk holds become windows of their own."""
+    lines no chunk holds become windows of their own. ``type`` replaces the type told
+    from the file (a virtual document's own type)."""
     chunks = list(chunk_file(rel, language, text, symbols))
     lines = text.split("\n")
     covered = bytearray(len(lines))
@@ -100,9 +114,10 @@ def chunk_rows(rel: str, language: str | None, text: str, words: str,
         names = " ".join(w for w in (c.symbol, c.container) if w)
         # a class chunk's text is its summary (header, doc, member signatures), not its lines
         body = code_words(c.text) if c.kind in CONTAINER_KINDS else "\n".join(word_lines[c.start_line:c.end_line + 1])
-        rows.append((c.start_line, c.end_line, c.type, c.kind, c.symbol, c.container, c.text_hash, c.embed_text,
-                     chunk_json_rest(rel, language, c.type, c.kind, c.symbol, c.start_line, c.end_line, body,
-                                     " ".join(split_words(names)) if names else "")))
+        typ = type or c.type
+        rows.append(ChunkRow(c.start_line, c.end_line, typ, c.kind, c.symbol, c.container, c.text_hash, c.embed_text,
+                             chunk_json_rest(rel, language, typ, c.kind, c.symbol, c.start_line, c.end_line, body,
+                                             " ".join(split_words(names)) if names else "")))
     return tuple(rows)
 
 

@@ -155,6 +155,7 @@ ALWAYS_EXCLUDED: Final = frozenset({".git", ".hg", ".svn", ".jj", ".sylk"})
 BINARY_SNIFF: Final = 8192
 
 IGNORE_FILES: Final = (".gitignore", ".sylkignore")  # same directory: later wins
+GIT_INFO_EXCLUDE: Final = ".git/info/exclude"  # the repository's own ignore file
 VENV_MARKER: Final = "pyvenv.cfg"
 
 # ---------------------------------------------------------------------------

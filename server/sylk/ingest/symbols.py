@@ -49,7 +49,9 @@ KINDS = (
     "variable", "type", "macro", "heading",
 )
 # Definitions whose direct function children are methods.
-CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "union", "impl"})
+# Kinds that define a type; a function inside one is a method (and so inside an ``impl``).
+TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union"})
+CLASS_LIKE = TYPE_KINDS | {"impl"}
 MAX_SIGNATURE = 200
 MAX_DOC = 1000
 

@@ -13,11 +13,12 @@ from typing import Any
 
 import attrs
 
+from ..model import FILE_TYPES, SEARCH_MODES
 from .agent import GROUP_BY, expand_terms
 from .roles import ROLES
 
-MODES = ("hybrid", "lexical", "semantic")
-TYPES = ("source_code", "markdown", "config", "text", "git_commit")
+MODES = SEARCH_MODES
+TYPES = FILE_TYPES
 _DOC_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # virtual documents' own types (documents.py)
 RRF_K = 60
 

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import attrs
 
@@ -76,6 +77,21 @@ CREATE TABLE IF NOT EXISTS git_files (
 );
 
 """
+
+
+class ChunkEntry(NamedTuple):
+    """A new chunk as the manifest stores it (a row of the ``chunks`` table)."""
+    id: int
+    path: str
+    start_line: int
+    end_line: int
+    language: str | None
+    type: str
+    kind: str
+    symbol: str
+    container: str
+    text_hash: str
+    embed_text: str
 
 
 @attrs.frozen(slots=True)
@@ -198,11 +214,10 @@ class Manifest:
     def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
               skipped: Iterable[tuple] = (),
               touches: Iterable[tuple[str, int, int]] = (),
-              chunks: Iterable[tuple] = ()) -> None:
+              chunks: Iterable[ChunkEntry] = ()) -> None:
         """One transaction: replace files (with their encoded symbols), delete files, note skips,
         and record new (size, mtime) of files whose content did not change. ``chunks``
-        are rows (id, path, start, end, language, type, kind, symbol, container,
-        text_hash, embed_text) of the upserted files, replacing their old chunks."""
+        are the upserted files' chunks, replacing their old ones."""
         now = time.time()
         with self._transaction() as db:
             db.executemany("DELETE FROM files WHERE path=?", ((p,) for p in deletes))
