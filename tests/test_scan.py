@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from sylk.ingest import scan
+from sylk.ingest import ignore, scan
+from sylk.ingest.ignore import IgnoreMatcher
 from sylk.ingest.scan import (
     BINARY_SNIFF,
-    IgnoreMatcher,
     ScanResult,
     SkipFile,
     content_hash,
@@ -224,8 +224,8 @@ def test_ignore_matcher_reads_each_ignore_file_once(tmp_path: Path, monkeypatch:
     make_tree(tmp_path, {".gitignore": "*.log\n", "a/.gitignore": "*.txt\n"})
     matcher = IgnoreMatcher(tmp_path)
     reads: list[str] = []
-    real_read = scan._read_ignore_file
-    monkeypatch.setattr(scan, "_read_ignore_file", lambda path, **kw: reads.append(path) or real_read(path, **kw))
+    real_read = ignore._read_ignore_file
+    monkeypatch.setattr(ignore, "_read_ignore_file", lambda path, **kw: reads.append(path) or real_read(path, **kw))
     assert matcher.ignored("a/b/x.txt", False)
     assert matcher.ignored("a/b/y.log", False)
     assert not matcher.ignored("a/b/z.py", False)

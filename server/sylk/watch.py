@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from .ingest.scan import GIT_INFO_EXCLUDE, IGNORE_FILES
+from .ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES
 
 log = logging.getLogger("sylk.watch")
 

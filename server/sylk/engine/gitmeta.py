@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..ingest import gitsync, scan
+from ..ingest import gitsync
+from ..ingest.ignore import find_git
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -21,7 +22,7 @@ COMMITS_HEAD = "git_commits_head"
 
 def update(ws: Workspace) -> int:
     """Bring the metadata up to date with HEAD; returns how many files were looked up."""
-    if not ws.writable or scan._find_git(str(ws.root)) is None:
+    if not ws.writable or find_git(str(ws.root)) is None:
         return 0
     git = gitsync.state(ws.root)
     if git is None:

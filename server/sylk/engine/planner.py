@@ -19,6 +19,7 @@ import attrs
 
 from ..config import Settings
 from ..ingest import gitsync, scan
+from ..ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES, IgnoreMatcher, find_git
 from ..model import is_virtual
 from ..store.layout import SCHEMA_VERSION
 from ..store.manifest import FileRecord, Manifest
@@ -48,7 +49,7 @@ class Planner:
         self.root = root
         self.stores = stores
         self.settings = settings
-        self._ignore: scan.IgnoreMatcher | None = None
+        self._ignore: IgnoreMatcher | None = None
 
     @property
     def manifest(self) -> Manifest:
@@ -62,13 +63,13 @@ class Planner:
         s = self.settings
         return json.dumps([SCHEMA_VERSION, sorted(s.exclude), s.max_file_size, sorted(s.languages)])
 
-    def matcher(self) -> scan.IgnoreMatcher:
+    def matcher(self) -> IgnoreMatcher:
         if self._ignore is None:
-            self._ignore = scan.IgnoreMatcher(self.root, self.settings.exclude)
+            self._ignore = IgnoreMatcher(self.root, self.settings.exclude)
         return self._ignore
 
     def _info_exclude_mtime(self) -> int:
-        found = scan._find_git(str(self.root))
+        found = find_git(str(self.root))
         if found is None:
             return 0
         try:
@@ -77,7 +78,7 @@ class Planner:
             return 0
 
     def full(self) -> Plan:
-        git = gitsync.state(self.root) if scan._find_git(str(self.root)) is not None else None
+        git = gitsync.state(self.root) if find_git(str(self.root)) is not None else None
         self._ignore = None  # ignore files are read afresh
         result = scan.scan_workspace(self.root, exclude=self.settings.exclude,
                                      max_file_size=self.settings.max_file_size, matcher=self.matcher())
@@ -139,7 +140,7 @@ class Planner:
         newly ignored); the whole tree when one of them is an ignore file."""
         norm = sorted({r.strip("/") for r in rels if r.strip("/") not in ("", ".")
                        and not is_virtual(r)})
-        if any(r.rpartition("/")[2] in scan.IGNORE_FILES or r == scan.GIT_INFO_EXCLUDE for r in norm):
+        if any(r.rpartition("/")[2] in IGNORE_FILES or r == GIT_INFO_EXCLUDE for r in norm):
             return self.full()
         known = self.manifest.files()
         known_sorted = sorted(known)
