@@ -47,7 +47,7 @@ from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 from sylk import config  # noqa: E402
 from sylk.engine.workspace import Workspace  # noqa: E402
-from sylk.search.symbol_search import split_words  # noqa: E402
+from sylk.text.words import split_words  # noqa: E402
 
 P95_TARGET_MS = 20.0
 TOP = 10

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 from sylk.ingest.symbols import Symbol
-from sylk.search.symbol_search import (
-    TIER_EXACT,
-    TIER_HUMP,
-    TIER_PREFIX,
-    TIER_SUBSEQUENCE,
-    TIER_SUBSTRING,
-    SymbolTable,
-    hump_match,
-)
+from sylk.search.name_index import TIER_EXACT, TIER_HUMP, TIER_PREFIX, TIER_SUBSEQUENCE, TIER_SUBSTRING, hump_match
+from sylk.search.symbol_search import SymbolTable
 from sylk.text.words import split_words
 
 
@@ -141,7 +134,7 @@ def test_direct_and_scanning_strategies_agree(monkeypatch: pytest.MonkeyPatch):
     """Few candidates are checked one by one, many by scanning all names: same answers."""
     import random
 
-    import sylk.search.symbol_search as ss
+    import sylk.search.name_index as ss
 
     rng = random.Random(7)
     words = ["get", "set", "user", "by", "id", "http", "retry", "policy", "test", "parse", "config", "x", "io"]

@@ -65,6 +65,12 @@ that repeat the signature and the docstring. Parts after the first carry the
 path, name and signature but not the docstring. The whole is cut at
 ``embed_chars`` characters. ``text_hash`` is a BLAKE2b (16 bytes) of it, the
 embedding cache key (with the model id): deterministic across runs.
+
+Why one module of ~670 lines with one ~360-line class: every kind of file goes
+through the same ``_Builder``, whose passes (source, markdown, config, windows)
+share one split of the text into lines, one coverage record and one emit path
+(parts, budgets, hashes). Split across modules they would pass that private state
+around; this docstring is most of the length.
 """
 
 from __future__ import annotations
