@@ -81,9 +81,10 @@ Filters narrow the results (all optional, combined with AND; values within one f
 are OR): languages (e.g. ["python", "go"]), types (source_code, markdown, config, text, ...), \
 paths (gitignore-style globs relative to the workspace root, e.g. ["app/**", "*.go"]), \
 kinds (function, method, class, struct, interface, heading, ...), roles (test, \
-repository, service, handler, command, query, entity: told from names and paths). The \
-same filters work inline in the query: "lang:python path:app/** kind:function role:test \
-retry backoff".
+repository, service, handler, command, query, entity: told from names and paths); in a \
+git repository also authors (of each file's last commit) and modified_after/before, and \
+types ["git_commit"] searches commit messages. The same filters work inline in the \
+query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry backoff".
 
 Pagination: "totalHits" counts the matches found, "nextOffset" is the offset of the \
 next page (null when there is none). "semantic" says how complete the semantic side is: \
