@@ -1,18 +1,13 @@
 """The long-running service over one workspace, for every front end: open the index,
 index, refresh git metadata, embed; follow the disk (a watcher and a queue of changes)
-or, when another process writes the index, follow that writer.
+or, when another process writes the index, that writer.
 
-``WorkspaceService`` decides the threads, once: index runs (opening, full runs, disk
-changes, and whatever the front end submits through ``jobs``) run one at a time on the
-indexing thread; git metadata and embedding run on the embedding thread, so a
-minutes-long embedding pass never holds up a save; a read-only index is followed on a
-thread of its own. The steps themselves (``open_workspace``, ``index_files``,
-``update_git``, ``embed``) are plain functions over a ``Workspace``, which ``sylk
-index`` runs in order on its own thread.
-
-The service speaks to the user only through a ``Reporter``: the language server turns
-reports into ``$/progress``, ``window/showMessage`` and ``window/logMessage``, the MCP
-server into notes and log lines, the command line into a progress bar and stderr.
+``WorkspaceService`` decides the threads, once: index runs (the open, full runs, disk
+changes) run one at a time on the indexing thread of its ``Jobs``; git metadata and
+embedding on the embedding thread, so a long embedding pass never holds up a save; a
+read-only index is followed on a thread of its own. The steps (``open_workspace``,
+``index_files``, ``update_git``, ``embed``) are plain functions, which ``sylk index``
+runs in order. The service speaks to the user only through a ``Reporter``.
 """
 
 from __future__ import annotations
@@ -29,7 +24,7 @@ from . import config
 from .engine import gitmeta
 from .engine.indexer import IndexError_, IndexReport, Progress, Workspace, semantic_state
 from .jobs import Jobs
-from .watch import Watcher
+from .watch import ChangeQueue, Watcher
 
 log = logging.getLogger("sylk")
 
@@ -62,10 +57,9 @@ class Reporter:
 
     def begin(self, title: str, message: str) -> Any:
         """Start a progress report; returns its handle."""
-        return None
 
     def report(self, handle: Any, progress: Progress) -> None:
-        """Progress of a running step: phase ``scan``, ``index``, ``commit``, ``embed`` or ``done``."""
+        """A running step's progress (phase scan, index, commit, embed; done at the end)."""
 
     def end(self, handle: Any, message: str) -> None:
         """The step is over; ``message`` says what it did."""
@@ -198,8 +192,7 @@ class WorkspaceService:
         self._runs = 0  # index runs queued or running
         self._run_queued = False  # a full run is queued and has not started
         self._queued_run: Any = None  # its future
-        self._changes: set[str] = set()
-        self._sync_scheduled = False
+        self.changes = ChangeQueue(lambda: self.jobs.submit("indexing changes on disk", self._apply_changes))
         self._embed_scheduled = False
         self._announce_embed = False
         self._follower: threading.Thread | None = None
@@ -318,7 +311,7 @@ class WorkspaceService:
         if self.watcher is not None or engine is None or not engine.writable or not self.settings.watch \
                 or self.cancel.is_set():
             return
-        self.watcher = Watcher(engine.root, self.queue_changes, engine.scan_ignored,
+        self.watcher = Watcher(engine.root, self.changes.add, engine.scan_ignored,
                                on_error=self._watch_failed).start()
 
     def _watch_failed(self, msg: str) -> None:
@@ -335,25 +328,8 @@ class WorkspaceService:
         w = self.watcher
         return w is not None and w.active and w.ready.is_set()
 
-    def queue_changes(self, rels: list[str]) -> None:
-        """Paths changed on disk (watcher thread): indexed by one job, together with whatever
-        else arrives before it starts."""
-        with self._lock:
-            self._changes.update(rels)
-            if self._sync_scheduled:
-                return
-            self._sync_scheduled = True
-        self.jobs.submit("indexing changes on disk", self._apply_changes)
-
-    @property
-    def pending_changes(self) -> int:
-        """Paths waiting for an index run (1 while a batch is taken but not started)."""
-        with self._lock:
-            return len(self._changes) + (1 if self._sync_scheduled and not self._changes else 0)
-
     def _apply_changes(self) -> None:
-        with self._lock:
-            rels, self._changes, self._sync_scheduled = sorted(self._changes), set(), False
+        rels = self.changes.take()
         engine = self.engine
         if not rels or engine is None or not engine.writable or self.cancel.is_set():
             return

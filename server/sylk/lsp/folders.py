@@ -151,7 +151,7 @@ class Folder(Reporter):
             "ready": engine is not None and not service.indexing, "indexing": service.indexing,
             "embedding": service.embedding,
             "watch": {"active": service.watching, "error": watcher.error if watcher else None,
-                      "pendingChanges": service.pending_changes, "changesApplied": service.changes_applied}}
+                      "pendingChanges": service.changes.pending, "changesApplied": service.changes_applied}}
         if engine is not None:
             out.update(engine.status())
             out["semantic"] = {"ready": engine.semantic_ready, "state": self.semantic_state(),
