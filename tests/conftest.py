@@ -1,7 +1,17 @@
+"""Fixtures and the helpers every end-to-end test shares: starting `sylk serve --stdio`
+and `sylk mcp` as subprocesses, polling a server until it says something, git commits."""
+
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -24,3 +34,80 @@ def workspace(tmp_path: Path) -> Path:
     dest = tmp_path / "workspace"
     shutil.copytree(WORKSPACE, dest, symlinks=True)
     return dest
+
+
+T = TypeVar("T")
+TIMEOUT = 90.0  # seconds a server has to say what a test waits for
+
+
+def server_env(cache: Path) -> dict[str, str]:
+    """The environment of a server subprocess: its own cache, no index folder override."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env.pop("SYLK_INDEX_DIR", None)
+    return env
+
+
+async def start_lsp(workspace: Path, cache: Path, spec: str, options: Any = None) -> Any:
+    """`sylk serve --stdio` for ``workspace``, initialized by pytest-lsp's client with the
+    recorded capabilities of the editor ``spec``."""
+    from lsprotocol import types
+    from pygls.uris import from_fs_path
+    from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+    config = ClientServerConfig(server_command=[sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
+                                server_env=server_env(cache))
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    root_uri = from_fs_path(str(workspace))
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(spec),
+        root_uri=root_uri,
+        workspace_folders=[types.WorkspaceFolder(uri=root_uri, name=workspace.name)],
+        initialization_options=options,
+    ))
+    return client
+
+
+@asynccontextmanager
+async def mcp_session(workspace: Path, cache: Path) -> AsyncIterator[Any]:
+    """`sylk mcp` for ``workspace``, driven by the MCP SDK's own client over stdio."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "sylk.cli", "mcp", str(workspace)],
+                                   env=server_env(cache))
+    with anyio.fail_after(TIMEOUT):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                yield s
+
+
+async def eventually(probe: Callable[[], Awaitable[T]], done: Callable[[T], bool], what: str,
+                     timeout: float = TIMEOUT) -> T:
+    """Ask ``probe`` (a status or search request) until ``done(answer)``: the server's
+    word, never a sleep-and-hope. Fails naming ``what`` after ``timeout``."""
+    async def poll() -> T:
+        while True:
+            answer = await probe()
+            if done(answer):
+                return answer
+            await asyncio.sleep(0.05)
+    try:
+        return await asyncio.wait_for(poll(), timeout)
+    except TimeoutError:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+def git_commit(root: Path, author: str, message: str, *paths: str, when: str | None = None) -> str:
+    """Commit ``paths`` (everything when none) as ``author``; returns the commit's sha."""
+    env = {**os.environ, **({"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {})}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), "-c", f"user.name={author}", "-c", "user.email=x@y", *args],
+                              check=True, capture_output=True, text=True, env=env).stdout
+
+    git("add", *(paths or ("-A",)))
+    git("commit", "-qm", message)
+    return git("rev-parse", "HEAD").strip()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import git_commit
 from sylk.config import Settings
 from sylk.engine import gitmeta
 from sylk.engine.workspace import Workspace
@@ -22,11 +22,7 @@ JAN, JUN = "2024-01-15T12:00:00+00:00", "2024-06-15T12:00:00+00:00"
 
 
 def commit(root: Path, author: str, when: str, message: str, *paths: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
-    run = lambda *a: subprocess.run(["git", "-C", str(root), "-c", f"user.name={author}", "-c", "user.email=x@y",
-                                     *a], check=True, capture_output=True, env=env)
-    run("add", *(paths or ("-A",)))
-    run("commit", "-qm", message)
+    git_commit(root, author, message, *paths, when=when)
 
 
 @pytest.fixture

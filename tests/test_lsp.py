@@ -4,16 +4,15 @@ with the recorded capabilities of real editors."""
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from conftest import start_lsp
 from lsprotocol import types
 from pygls.uris import from_fs_path
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 CLIENTS = ["visual-studio-code", "neovim"]
 TIMEOUT = 60.0
@@ -30,19 +29,7 @@ NO_EMBEDDING = {"embedding": {"enabled": False}}
 
 
 async def start(workspace: Path, cache: Path, spec: str, options: Any = NO_EMBEDDING) -> LanguageClient:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    env.pop("SYLK_INDEX_DIR", None)
-    config = ClientServerConfig(server_command=[sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
-                                server_env=env)
-    client = await config.start()
-    assert isinstance(client, LanguageClient)
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(spec),
-        root_uri=uri(workspace),
-        workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name=workspace.name)],
-        initialization_options=options,
-    ))
-    return client
+    return await start_lsp(workspace, cache, spec, options)
 
 
 INDEXING = "Sylk: Indexing workspace"

@@ -6,7 +6,6 @@ structured content must say the same)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -16,8 +15,8 @@ from typing import Any
 
 import anyio
 import pytest
+from conftest import mcp_session, server_env
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 TIMEOUT = 90.0
 TOOLS = {"search_code", "search_symbol", "get_status", "reindex"}
@@ -26,20 +25,16 @@ NO_EMBEDDING = "[embedding]\nenabled = false\n"
 
 
 def server_params(workspace: Path, cache: Path) -> StdioServerParameters:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    env.pop("SYLK_INDEX_DIR", None)
-    return StdioServerParameters(command=sys.executable, args=["-m", "sylk.cli", "mcp", str(workspace)], env=env)
+    return StdioServerParameters(command=sys.executable, args=["-m", "sylk.cli", "mcp", str(workspace)],
+                                 env=server_env(cache))
 
 
 @asynccontextmanager
 async def session(workspace: Path, cache: Path, sylk_toml: str | None = NO_EMBEDDING) -> AsyncIterator[ClientSession]:
     if sylk_toml is not None:
         (workspace / ".sylk.toml").write_text(sylk_toml, encoding="utf-8")
-    with anyio.fail_after(TIMEOUT):
-        async with stdio_client(server_params(workspace, cache)) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                yield s
+    async with mcp_session(workspace, cache) as s:
+        yield s
 
 
 async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
@@ -285,7 +280,10 @@ async def test_a_second_server_reads_and_cannot_reindex(workspace: Path, _isolat
             (workspace / "app" / "audit.py").write_text("def record_audit_trail(event):\n    return event\n",
                                                         encoding="utf-8")
             assert (await call(first, "reindex"))["indexed"] == "done"
-            found = await call(second, "search_symbol", query="record_audit_trail")
+            # the reader follows the writer's runs on a thread of its own (as the language server does)
+            with anyio.fail_after(TIMEOUT):
+                while not (found := await call(second, "search_symbol", query="record_audit_trail"))["symbols"]:
+                    await anyio.sleep(0.05)
             assert [(h["name"], h["path"]) for h in found["symbols"]] == [("record_audit_trail", "app/audit.py")]
             hit = (await call(second, "search_code", query="record_audit_trail", mode="lexical"))["hits"][0]
             assert hit["path"] == "app/audit.py"

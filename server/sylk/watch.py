@@ -3,8 +3,8 @@ batches of root-relative paths: watchfiles (inotify on Linux) on a thread.
 
 watchfiles groups events until none came for ``step_ms`` (or ``debounce_ms`` passed
 since the first), so a single save arrives within about 0.1 s and a branch switch
-of thousands of files as a few large batches; the caller coalesces batches that
-arrive while it is still indexing the previous one. Paths the workspace ignores are
+of thousands of files as a few large batches; a ``ChangeQueue`` coalesces batches
+that arrive while the previous one is still being indexed. Paths the workspace ignores are
 dropped here, except ignore files themselves (their change re-decides everything).
 """
 
@@ -20,6 +20,37 @@ from .ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES
 
 log = logging.getLogger("sylk.watch")
 
+
+
+class ChangeQueue:
+    """Changed paths (added from the watcher's thread) for one job: ``schedule`` is called
+    once per job, and every path that arrives before the job ``take``s them goes with it."""
+
+    def __init__(self, schedule: Callable[[], object]) -> None:
+        self._schedule = schedule
+        self._paths: set[str] = set()
+        self._scheduled = False
+        self._lock = threading.Lock()
+
+    def add(self, rels: list[str]) -> None:
+        with self._lock:
+            self._paths.update(rels)
+            if self._scheduled:
+                return
+            self._scheduled = True
+        self._schedule()
+
+    def take(self) -> list[str]:
+        """The paths queued so far, sorted; the next ``add`` schedules a new job."""
+        with self._lock:
+            rels, self._paths, self._scheduled = sorted(self._paths), set(), False
+        return rels
+
+    @property
+    def pending(self) -> int:
+        """Paths waiting (1 while a job is scheduled for paths already taken)."""
+        with self._lock:
+            return len(self._paths) + (1 if self._scheduled and not self._paths else 0)
 
 
 class Watcher:

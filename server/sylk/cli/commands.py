@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config
-from ..engine import documents, gitmeta
+from .. import config, service
+from ..engine import documents
 from ..engine.indexer import Progress
 from ..engine.workspace import Workspace, clear_index
 from ..errors import IndexError_
@@ -36,14 +36,9 @@ def _settings(root: Path) -> config.Settings:
 
 def _open(root: Path, *, writable: bool = True, settings: config.Settings | None = None) -> Workspace:
     try:
-        ws = Workspace(root, settings or _settings(root), writable=writable)
+        return service.open_workspace(root, settings or _settings(root), _Terminal(), writable=writable)
     except IndexError_ as exc:
         raise CliError(str(exc)) from exc
-    if ws.rebuilt_reason:
-        print(f"sylk: rebuilding the index ({ws.rebuilt_reason})", file=sys.stderr)
-    if ws.repair_note:
-        print(f"sylk: {ws.repair_note}", file=sys.stderr)
-    return ws
 
 
 class _ProgressBar:
@@ -66,13 +61,28 @@ class _ProgressBar:
         elif p.total:
             width = 30
             filled = int(width * p.done / p.total)
-            pct = 100 * p.done // p.total
-            unit = "chunks" if p.phase == "embed" else "files"
-            self.stream.write(f"\r\x1b[K{p.phase} [{'#' * filled}{'.' * (width - filled)}] "
-                              f"{p.done}/{p.total} {unit} {pct}%")
+            counted, pct = service.progress_text(p)
+            self.stream.write(f"\r\x1b[K{p.phase} [{'#' * filled}{'.' * (width - filled)}] {counted} {pct}%")
         else:
             self.stream.write(f"\r\x1b[K{p.message}")
         self.stream.flush()
+
+
+class _Terminal(service.Reporter):
+    """The service's reports on a terminal: messages on stderr, progress as a bar."""
+
+    def __init__(self) -> None:
+        self.bar = _ProgressBar()
+
+    def message(self, text: str, severity: service.Severity) -> None:
+        print(f"sylk: {text}", file=sys.stderr)
+
+    def begin(self, title: str, message: str) -> _ProgressBar:
+        return self.bar
+
+    def report(self, handle: _ProgressBar | None, progress: Progress) -> None:
+        if handle is not None:
+            handle(progress)
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -82,9 +92,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         _writable(ws)
         if args.repair:
             print(f"{root}: repair: {ws.repair().summary()}")
-        report = ws.index(progress=_ProgressBar(), workers=args.workers)
+        terminal = _Terminal()
+        report = service.index_files(ws, terminal, terminal.bar, workers=args.workers)
         print(f"{root}: {report.summary()}")
-        gitmeta.update(ws)
+        service.update_git(ws)
         if not args.no_embed:
             _embed(ws)
     finally:
@@ -94,18 +105,10 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _embed(ws: Workspace) -> None:
     """Embed what is not embedded yet, with a progress bar; one line either way."""
-    note = ws.load_semantic()
-    if note:
-        print(f"sylk: {note}", file=sys.stderr)
-    if not ws.semantic_ready:
-        return
-    bar = _ProgressBar()
-    t0 = time.perf_counter()
-    n = ws.embed_pending(progress=lambda done, total: bar(Progress("embed", done, total)))
-    bar(Progress("done", n, n))
-    if n:
-        took = time.perf_counter() - t0
-        print(f"embedded {n} chunks in {took:.1f}s ({n / took:.0f}/s) with {ws.embedder.model_id}")
+    run = service.embed(ws, _Terminal())
+    if run is not None and run.chunks:
+        print(f"embedded {run.chunks} chunks in {run.seconds:.1f}s ({run.chunks / run.seconds:.0f}/s) "
+              f"with {run.model}")
 
 
 def _refresh(ws: Workspace) -> None:

@@ -37,7 +37,7 @@ def create_server() -> SylkServer:
         if not ls.folders:
             ls.message("no workspace folder: open a folder to index it", types.MessageType.Warning)
             return
-        await ls.start_indexing()
+        ls.start_indexing()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_workspace_folders(ls: SylkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -56,7 +56,7 @@ def create_server() -> SylkServer:
             ls.message("invalid settings, using defaults for them: " + "; ".join(problems),
                        types.MessageType.Warning)
         for folder in added:
-            await folder.start_indexing()
+            folder.start_indexing()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: SylkServer, params: types.DidChangeConfigurationParams) -> None:
@@ -74,7 +74,7 @@ def create_server() -> SylkServer:
         if options is None:
             return
         for folder in ls.apply_settings(options):
-            await folder.start_indexing("Re-indexing after a settings change")
+            folder.start_indexing("Re-indexing after a settings change")
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: SylkServer, params: None) -> None:
@@ -90,7 +90,7 @@ def create_server() -> SylkServer:
 
     @server.command(CMD_REINDEX)
     async def cmd_reindex(ls: SylkServer, *args: Any) -> dict[str, Any]:
-        await ls.start_indexing("Re-indexing workspace")
+        ls.start_indexing("Re-indexing workspace")
         return {"started": True}
 
     symbols.setup(server)

@@ -26,6 +26,7 @@ from pygls.uris import to_fs_path
 from .. import __version__, config
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
+from ..service import INDEXING
 from .folders import Folder
 
 log = logging.getLogger("sylk")
@@ -54,7 +55,7 @@ class SylkServer(LanguageServer):
         self.client_options: dict[str, Any] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.cancel = threading.Event()  # the server is stopping
-        self._jobs = Jobs(lambda name, exc: self.message(f"{name} failed: {exc}", types.MessageType.Error))
+        self.jobs = Jobs(lambda name, exc: self.message(f"{name} failed: {exc}", types.MessageType.Error))
         self._progress_tokens = 0
         self._problems: list[str] = []
 
@@ -106,6 +107,10 @@ class SylkServer(LanguageServer):
             folder.close()
             self.submit(f"closing {folder.name}", folder.close_engine)
 
+    def open_uris(self) -> list[str]:
+        """The documents open in the editor."""
+        return list(self.workspace.text_documents)
+
     def take_problems(self) -> list[str]:
         problems, self._problems = self._problems, []
         return problems
@@ -125,7 +130,7 @@ class SylkServer(LanguageServer):
 
     def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
         """Run ``fn`` on the indexing thread (or the embedding thread); see ``jobs.Jobs``."""
-        return self._jobs.submit(name, fn, *args, embed=embed)
+        return self.jobs.submit(name, fn, *args, embed=embed)
 
     # settings -----------------------------------------------------------
     def apply_settings(self, options: Any) -> list[Folder]:
@@ -184,10 +189,10 @@ class SylkServer(LanguageServer):
         if token is not None:
             self.in_loop(self.work_done_progress.end, token, types.WorkDoneProgressEnd(message=message))
 
-    async def start_indexing(self, title: str = "Indexing workspace") -> None:
+    def start_indexing(self, title: str = INDEXING) -> None:
         self.cancel.clear()
         for folder in list(self.folders.values()):
-            await folder.start_indexing(title)
+            folder.start_indexing(title)
 
     # state ----------------------------------------------------------------
     @property
@@ -216,7 +221,7 @@ class SylkServer(LanguageServer):
         self.cancel.set()
         for folder in self.folders.values():
             folder.close()
-        self._jobs.shutdown()
+        self.jobs.shutdown()
         for folder in self.folders.values():
             folder.close_engine()
 

@@ -3,10 +3,11 @@
 Tools: ``search_code`` (hybrid, lexical or semantic search over code chunks),
 ``search_symbol`` (fuzzy definitions by name), ``get_status`` and ``reindex``.
 
-Like the language server, the index opens and is brought up to date in the
-background, then pending chunks are embedded, and changes on disk are followed:
-tools answer at once from what is indexed, and their results say how complete
-the index is. This module is a thin front end: requests are parsed by
+The same ``WorkspaceService`` as the language server's: the index opens and is
+brought up to date in the background, then git metadata is refreshed and pending
+chunks are embedded, and changes on disk (or another process's index runs) are
+followed: tools answer at once from what is indexed, and their results say how
+complete the index is. This module is a thin front end: requests are parsed by
 ``query.request_from_params`` (the same filters and checks as ``sylk/search``),
 results are shaped by the core's JSON helpers shared with the CLI.
 
@@ -19,10 +20,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import sys
-import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -34,15 +34,13 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__, config
-from ..engine.indexer import IndexReport, Progress
-from ..engine.workspace import Workspace, semantic_state
-from ..errors import IndexError_
-from ..jobs import Jobs
+from ..engine.indexer import IndexReport
+from ..engine.workspace import Workspace
 from ..search.hybrid import result_json
 from ..search.query import MODES, TYPES, QueryError, Weights, request_from_params
 from ..search.roles import ROLES
 from ..search.symbol_search import symbol_json
-from ..watch import Watcher
+from ..service import Reporter, Severity, WorkspaceService
 
 log = logging.getLogger("sylk.mcp")
 
@@ -84,9 +82,10 @@ Filters narrow the results (all optional, combined with AND; values within one f
 are OR): languages (e.g. ["python", "go"]), types (source_code, markdown, config, text, ...), \
 paths (gitignore-style globs relative to the workspace root, e.g. ["app/**", "*.go"]), \
 kinds (function, method, class, struct, interface, heading, ...), roles (test, \
-repository, service, handler, command, query, entity: told from names and paths). The \
-same filters work inline in the query: "lang:python path:app/** kind:function role:test \
-retry backoff".
+repository, service, handler, command, query, entity: told from names and paths); in a \
+git repository also authors (of each file's last commit) and modified_after/before, and \
+types ["git_commit"] searches commit messages. The same filters work inline in the \
+query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry backoff".
 
 Pagination: "totalHits" counts the matches found, "nextOffset" is the offset of the \
 next page (null when there is none). "semantic" says how complete the semantic side is: \
@@ -117,196 +116,63 @@ once. The answer says which ("indexed": done or running), what changed, and whet
 embedding runs ("embedding"); follow progress with get_status."""
 
 
-class Service:
-    """One workspace served over MCP: its index (a core ``Workspace``), opened, indexed and
-    embedded on background threads, and kept current by a file watcher.
+class Service(Reporter):
+    """One workspace served over MCP: a ``WorkspaceService`` (opened, indexed, given git
+    metadata and embedded on background threads, kept current by a watcher, or following
+    the process that writes the index) and what it reports, kept for ``get_status``."""
 
-    Like the language server: one indexing thread (opening, index runs, disk changes)
-    and one embedding thread, so searches and symbol lookups never wait for them."""
+    reindex_hint = "the reindex tool"
 
     def __init__(self, root: Path, settings: config.Settings) -> None:
-        self.root = root
-        self.settings = settings
-        self.engine: Workspace | None = None
-        self.opened = threading.Event()  # the open was tried (engine set, or open_error)
-        self.open_error: str | None = None
+        self.workspace = WorkspaceService(root, settings, self)
         self.notes: list[str] = []  # things the user should know (rebuilt, repaired, model problems)
-        self.cancel = threading.Event()
-        self.indexing = False
-        self.index_progress: tuple[int, int] = (0, 0)  # files done, total of the running run
-        self.embedding = False
-        self.embed_progress: tuple[int, int] = (0, 0)  # chunks
-        self.last_report: IndexReport | None = None
-        self.last_run_at: float | None = None
-        self.last_embed: dict[str, Any] | None = None
-        self.watcher: Watcher | None = None
-        self._jobs = Jobs()
-        self._changes: set[str] = set()
-        self._changes_lock = threading.Lock()
-        self._sync_scheduled = False
-        self._embed_sched_lock = threading.Lock()
-        self._embed_scheduled = False
-
-    # jobs -------------------------------------------------------------------
-    def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
-        """Run ``fn`` on the indexing (or embedding) thread; see ``jobs.Jobs``."""
-        return self._jobs.submit(name, fn, *args, embed=embed)
 
     def start(self) -> None:
-        self.indexing = True  # from now until the first run is over: results may be partial
-        self.submit("opening the index", self._open)
-        self.submit("indexing", self._index, None)
+        self.workspace.start_indexing()
 
-    def _open(self) -> None:
-        self._open_engine()
-        if self.engine is None:
-            self.indexing = False
+    def close(self) -> None:
+        self.workspace.close()
 
-    def _open_engine(self) -> None:
-        try:
-            ws = Workspace(self.root, self.settings, load_symbols=True)
-        except IndexError_ as exc:
-            self.open_error = str(exc)
-            log.error("%s", exc)
-            return
-        except Exception as exc:  # a damaged store the checks at open did not catch, ...
-            self.open_error = f"cannot open the index: {exc}; 'sylk index --repair {self.root}' rebuilds it"
-            log.exception("opening the index failed")
-            return
-        else:
-            for note in (ws.rebuilt_reason and f"rebuilt the index ({ws.rebuilt_reason})", ws.repair_note,
-                         ws.read_only_reason):
-                if note:
-                    self.notes.append(note)
-                    log.info("%s", note)
-            self.engine = ws
-            if not ws.writable:  # another process indexes: nothing to wait for here
-                self.indexing = False
-                self.embed_soon()  # loads the model for searches; the writer embeds
-        finally:
-            self.opened.set()
+    # Reporter ------------------------------------------------------------------------
+    def message(self, text: str, severity: Severity) -> None:
+        if severity is not Severity.LOG and text not in self.notes:
+            self.notes.append(text)
+        self.log(text, severity)
 
-    def follow_writer(self) -> None:
-        """A read-only index: follow the writer's runs (``Workspace.follow_writer``)."""
-        if self.engine is not None:
-            self.engine.follow_writer()
-
-    def _index(self, paths: list[str] | None) -> IndexReport | None:
-        """An index run (all files, or ``paths``) on the indexing thread, then embedding."""
-        engine = self.engine
-        try:
-            if engine is None or not engine.writable or self.cancel.is_set():
-                return None
-            self.indexing, self.index_progress = True, (0, 0)
-
-            def progress(p: Progress) -> None:
-                if p.phase == "index":
-                    self.index_progress = (p.done, p.total)
-
-            report = engine.index(progress=progress, cancel=self.cancel, paths=paths)
-        finally:
-            self.indexing = False
-        self.last_report, self.last_run_at = report, time.time()
-        log.info("%s", report.summary())
-        if paths is None:
-            self.start_watching()
-        self.embed_soon()
-        return report
-
-    def index_now(self) -> cf.Future | None:
-        """Queue an incremental run of the whole workspace (reindex)."""
-        return self.submit("reindexing", self._index, None)
-
-    def embed_soon(self) -> None:
-        """Embed what is pending after the running pass (if any): one pass queued at most."""
-        with self._embed_sched_lock:
-            if self._embed_scheduled:
-                return
-            self._embed_scheduled = True
-        self.submit("embedding", self._embed, embed=True)
-
-    def _embed(self) -> None:
-        with self._embed_sched_lock:
-            self._embed_scheduled = False
-        engine = self.engine
-        if engine is None or self.cancel.is_set():
-            return
-        note = engine.load_semantic()
-        if note:
-            self.notes.append(note)
-            log.info("%s", note)
-        if not engine.semantic_ready or not engine.writable:
-            return
-        self.embedding, self.embed_progress = True, (0, engine.manifest.chunk_counts()["pending"])
-        t0 = time.perf_counter()
-        done = 0
-
-        def progress(n: int, total: int) -> None:
-            self.embed_progress = (n, total)
-
-        try:
-            done = engine.embed_pending(progress=progress, cancel=self.cancel)
-        finally:
-            self.embedding = False
-            took = time.perf_counter() - t0
-            if done:
-                self.last_embed = {"chunks": done, "seconds": round(took, 2), "at": _iso(time.time())}
-                log.info("%d chunks embedded in %.1fs", done, took)
-
-    # changes on disk ---------------------------------------------------------
-    def start_watching(self) -> None:
-        engine = self.engine
-        if self.watcher is not None or engine is None or not engine.writable or not self.settings.watch \
-                or self.cancel.is_set():
-            return
-        self.watcher = Watcher(engine.root, self._queue_changes, engine.scan_ignored,
-                               on_error=lambda msg: self.notes.append(msg)).start()
-
-    def _queue_changes(self, rels: list[str]) -> None:
-        with self._changes_lock:
-            self._changes.update(rels)
-            if self._sync_scheduled:
-                return
-            self._sync_scheduled = True
-        self.submit("indexing changes on disk", self._apply_changes)
-
-    def _apply_changes(self) -> None:
-        with self._changes_lock:
-            rels, self._changes, self._sync_scheduled = sorted(self._changes), set(), False
-        if rels:
-            self._index(rels)
+    def log(self, text: str, severity: Severity = Severity.LOG) -> None:
+        log.log(LOG_LEVELS[severity], "%s", text)
 
     # state -----------------------------------------------------------------------
     def state(self) -> str:
-        if self.engine is None:
-            return "unavailable" if self.opened.is_set() else "opening"
-        if self.indexing:
+        ws = self.workspace
+        if ws.engine is None:
+            return "unavailable" if ws.opened.is_set() else "opening"
+        if ws.indexing:
             return "indexing"
-        return "embedding" if self.embedding else "ready"
-
-    def semantic_state(self) -> str:
-        return semantic_state(self.settings, self.engine)
+        return "embedding" if ws.embedding else "ready"
 
     def semantic_summary(self, index: dict[str, Any]) -> dict[str, Any]:
         """How complete the semantic side of a search is, in one object."""
         chunks, embedded = index.get("chunks", 0), index.get("embedded", 0)
-        state = self.semantic_state()
+        state = self.workspace.semantic_state()
+        engine = self.workspace.engine
         out: dict[str, Any] = {"state": state, "embeddedChunks": embedded, "totalChunks": chunks,
                                "complete": state == "ready" and index.get("pending", 0) == 0}
         if state in ("off", "unavailable"):
             out["note"] = "semantic search is unavailable; results are lexical only" + (
-                f" ({self.engine.semantic_message})" if self.engine and self.engine.semantic_message else "")
+                f" ({engine.semantic_message})" if engine and engine.semantic_message else "")
         elif not out["complete"]:
             out["note"] = (f"{embedded} of {chunks} chunks embedded; embedding continues in the background, "
                            "so semantic and hybrid results may miss the rest")
         return out
 
     def status(self) -> dict[str, Any]:
-        engine = self.engine
-        out: dict[str, Any] = {"root": str(self.root), "state": self.state()}
+        ws = self.workspace
+        engine = ws.engine
+        out: dict[str, Any] = {"root": str(ws.root), "state": self.state()}
         if engine is None:
-            if self.open_error:
-                out["error"] = self.open_error
+            if ws.open_error:
+                out["error"] = ws.open_error
             return out
         st = engine.status()
         out.update({
@@ -321,33 +187,27 @@ class Service:
             out["readOnlyReason"] = engine.read_only_reason
         if st["skipped"]:
             out["skipped"] = dict(Counter(s["reason"] for s in st["skipped"]).most_common())
-        out["indexing"] = {"active": self.indexing, "filesDone": self.index_progress[0],
-                           "filesTotal": self.index_progress[1]}
-        out["embedding"] = {"active": self.embedding, "chunksDone": self.embed_progress[0],
-                            "chunksTotal": self.embed_progress[1], "state": self.semantic_state(),
+        out["indexing"] = {"active": ws.indexing, "filesDone": ws.index_progress.done,
+                           "filesTotal": ws.index_progress.total}
+        out["embedding"] = {"active": ws.embedding, "chunksDone": ws.embed_progress.done,
+                            "chunksTotal": ws.embed_progress.total, "state": ws.semantic_state(),
                             "model": engine.embedder.model_id if engine.embedder else None}
         if engine.semantic_message:
             out["embedding"]["message"] = engine.semantic_message
-        if self.last_embed:
-            out["embedding"]["lastRun"] = self.last_embed
-        if self.last_report is not None:
-            out["lastRun"] = {**_report_json(self.last_report), "at": _iso(self.last_run_at)}
-        watching = self.watcher is not None and self.watcher.active and self.watcher.ready.is_set()
-        out["watch"] = {"active": watching, **({"error": self.watcher.error} if self.watcher and self.watcher.error
-                                               else {})}
+        if ws.last_embed:
+            out["embedding"]["lastRun"] = {"chunks": ws.last_embed.chunks, "seconds": round(ws.last_embed.seconds, 2),
+                                           "at": _iso(ws.last_embed.at)}
+        if ws.last_report is not None:
+            out["lastRun"] = {**_report_json(ws.last_report), "at": _iso(ws.last_run_at)}
+        out["watch"] = {"active": ws.watching, **({"error": ws.watcher.error} if ws.watcher and ws.watcher.error
+                                                  else {})}
         if self.notes:
             out["notes"] = list(self.notes)
         return out
 
-    def close(self) -> None:
-        """Stop the watcher and the jobs, then close the index (it stays consistent)."""
-        self.cancel.set()
-        if self.watcher is not None:
-            self.watcher.stop()
-        self._jobs.shutdown()
-        if self.engine is not None:
-            self.engine.close()
-            self.engine = None
+
+LOG_LEVELS = {Severity.ERROR: logging.ERROR, Severity.WARNING: logging.WARNING, Severity.INFO: logging.INFO,
+              Severity.LOG: logging.INFO}
 
 
 def _result_within(fut: cf.Future, seconds: float) -> Any:
@@ -400,16 +260,18 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
     app = MCPServer("sylk", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
                     log_level="WARNING")
 
+    workspace = service.workspace
+
     async def engine() -> Workspace:
         """The open index; waits (briefly) while it opens."""
-        if not service.opened.is_set():
-            await anyio.to_thread.run_sync(service.opened.wait, OPEN_WAIT_S)
-        if service.engine is None:
-            raise ToolError(service.open_error or "the index is still opening; try again in a few seconds")
-        return service.engine
+        if not workspace.opened.is_set():
+            await anyio.to_thread.run_sync(workspace.opened.wait, OPEN_WAIT_S)
+        if workspace.engine is None:
+            raise ToolError(workspace.open_error or "the index is still opening; try again in a few seconds")
+        return workspace.engine
 
     def _indexing_note() -> dict[str, Any]:
-        if not service.indexing:
+        if not workspace.indexing:
             return {"indexing": False}
         return {"indexing": True, "note": "the index is being updated: results may miss files not indexed yet "
                                           "(get_status shows the progress)"}
@@ -466,8 +328,6 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         if not req.query.strip():
             raise ToolError("invalid argument query: no words to search for (inline filters alone select nothing)")
         ws = await engine()
-        if not ws.writable:
-            await anyio.to_thread.run_sync(service.follow_writer)
         result = await anyio.to_thread.run_sync(ws.search, req)
         out = result_json(result)
         out.pop("facets", None)
@@ -493,8 +353,6 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
     ) -> dict[str, Any]:
         ws = await engine()
         window = min(offset + limit, MAX_SYMBOL_WINDOW)
-        if not ws.writable:
-            await anyio.to_thread.run_sync(service.follow_writer)
         # one more than the page tells whether there is a next one
         hits = await anyio.to_thread.run_sync(ws.search_symbols, query, window + 1)
         page = hits[offset:window]
@@ -504,7 +362,7 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
 
     @app.tool(description=GET_STATUS_DOC, annotations=read_only)
     async def get_status() -> dict[str, Any]:
-        if not service.opened.is_set():
+        if not workspace.opened.is_set():
             return service.status()
         return await anyio.to_thread.run_sync(service.status)
 
@@ -519,7 +377,7 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         if not ws.writable:
             raise ToolError(f"cannot reindex: {ws.read_only_reason or 'the index is read-only'}; the process "
                             "that writes it keeps it up to date")
-        fut = service.index_now()
+        fut = workspace.start_indexing("Re-indexing workspace")
         if fut is None:
             raise ToolError("the server is shutting down")
         out: dict[str, Any] = {}
@@ -535,7 +393,7 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         else:
             out["indexed"] = "running in the background"
         counts = await anyio.to_thread.run_sync(ws.manifest.chunk_counts)
-        if service.semantic_state() in ("off", "unavailable"):
+        if workspace.semantic_state() in ("off", "unavailable"):
             out["embedding"] = "off: semantic search is unavailable, search_code answers by words only"
         elif report is None:
             out["embedding"] = "starts in the background when the index run ends; poll get_status"

@@ -1,5 +1,5 @@
 """Damage at the level of files: one writer per index folder, damaged stores found and
-set aside. (The drift between intact stores is engine.integrity's.)
+set aside. (The drift between intact stores is store.integrity's.)
 
 * ``WriterLock``: an advisory lock on ``sylk.lock``, taken before anything is read,
   moved or repaired; the file also records whether the last writer closed cleanly.

@@ -1,0 +1,414 @@
+"""The long-running service over one workspace, for every front end: open the index,
+index, refresh git metadata, embed; follow the disk (a watcher and a queue of changes)
+or, when another process writes the index, that writer.
+
+``WorkspaceService`` decides the threads, once: index runs (the open, full runs, disk
+changes) run one at a time on the indexing thread of its ``Jobs``; git metadata and
+embedding on the embedding thread, so a long embedding pass never holds up a save; a
+read-only index is followed on a thread of its own. The steps (``open_workspace``,
+``index_files``, ``update_git``, ``embed``) are plain functions, which ``sylk index``
+runs in order. The service speaks to the user only through a ``Reporter``.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from . import config
+from .engine import gitmeta
+from .engine.indexer import IndexReport, Progress
+from .engine.workspace import Workspace, semantic_state
+from .errors import IndexError_
+from .jobs import Jobs
+from .watch import ChangeQueue, Watcher
+
+log = logging.getLogger("sylk")
+
+FOLLOW_INTERVAL_S = 1.0  # how often a read-only index looks for the writer's runs
+PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progress report
+INDEXING = "Indexing workspace"  # the titles of the progress reports
+INDEXING_CHANGES = "Indexing changes"
+EMBEDDING = "Embedding"
+
+
+class Severity(enum.IntEnum):
+    ERROR = 1
+    WARNING = 2
+    INFO = 3
+    LOG = 4  # worth knowing, but the user's own choice (embedding turned off): no pop-up
+
+
+class Reporter:
+    """How the service talks to the user. The defaults say nothing; a front end overrides
+    what it can show. A progress handle is whatever ``begin`` returns; None (refused, or
+    nothing to show) is passed back to ``report`` and ``end``, which then do nothing."""
+
+    reindex_hint = "a reindex"  # how the user asks this front end to index again
+
+    def message(self, text: str, severity: Severity) -> None:
+        """Something the user should know (a rebuilt index, a model that cannot load)."""
+
+    def log(self, text: str, severity: Severity = Severity.LOG) -> None:
+        """A line for the log (what an index run did)."""
+
+    def begin(self, title: str, message: str) -> Any:
+        """Start a progress report; returns its handle."""
+
+    def report(self, handle: Any, progress: Progress) -> None:
+        """A running step's progress (phase scan, index, commit, embed; done at the end)."""
+
+    def end(self, handle: Any, message: str) -> None:
+        """The step is over; ``message`` says what it did."""
+
+
+def progress_text(p: Progress) -> tuple[str, int]:
+    """A progress record as a short message and a percentage ("12/40 files", 30)."""
+    if not p.total:
+        return p.message, 0
+    unit = "chunks" if p.phase == "embed" else "files"
+    return f"{p.done}/{p.total} {unit}", int(100 * p.done / p.total)
+
+
+class Tally(NamedTuple):
+    done: int
+    total: int
+
+
+class EmbedRun(NamedTuple):
+    chunks: int
+    seconds: float
+    model: str
+    at: float  # when it ended, seconds since the epoch
+
+
+# the steps ---------------------------------------------------------------------------
+
+def open_workspace(root: Path, settings: config.Settings, reporter: Reporter, *, writable: bool = True,
+                   load_symbols: bool = False) -> Workspace:
+    """Open the index of ``root`` and say what the open had to rebuild or repair. Raises
+    ``IndexError_`` (worded for the user) when the index folder cannot be used."""
+    ws = Workspace(root, settings, writable=writable, load_symbols=load_symbols)
+    if ws.rebuilt_reason:
+        reporter.message(f"rebuilding the index ({ws.rebuilt_reason})", Severity.INFO)
+    if ws.repair_note:  # drift found at open (a kill left orphan documents, ...) and repaired
+        reporter.message(ws.repair_note, Severity.INFO)
+    return ws
+
+
+def index_files(ws: Workspace, reporter: Reporter, handle: Any, *, paths: Sequence[str] | None = None,
+                cancel: threading.Event | None = None, workers: int | None = None,
+                track: Callable[[Progress], None] | None = None) -> IndexReport:
+    """An index run (every file, or ``paths``) reporting its progress under ``handle``."""
+    def progress(p: Progress) -> None:
+        if track is not None:
+            track(p)
+        reporter.report(handle, p)
+
+    return ws.index(progress=progress, cancel=cancel, workers=workers, paths=paths)
+
+
+def update_git(ws: Workspace) -> int:
+    """Git metadata (authors, dates, commit messages) up to date with HEAD; cheap when HEAD
+    did not move. Metadata is optional: a failure is logged, never raised."""
+    try:
+        return gitmeta.update(ws)
+    except Exception as exc:
+        log.warning("git metadata not updated: %s", exc)
+        return 0
+
+
+def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None = None,
+          first_paths: Sequence[str] = (), announce: bool = True,
+          track: Callable[[int, int], None] | None = None) -> EmbedRun | None:
+    """Load the model (once; say so once if it cannot load) and embed the pending chunks,
+    ``first_paths`` first; with a progress report when ``announce``. None when there is no
+    model or the index is read-only."""
+    note = ws.load_semantic()
+    if note and not ws.settings.embedding.enabled:  # the user's choice: said quietly
+        reporter.message(note, Severity.LOG)
+    elif note:
+        reporter.message(note, Severity.WARNING if not ws.semantic_ready else Severity.INFO)
+    if not ws.semantic_ready or not ws.writable:
+        return None
+    assert ws.embedder is not None
+    model = ws.embedder.model_id
+    pending = ws.manifest.chunk_counts()["pending"]
+    if not pending:
+        return EmbedRun(0, 0.0, model, time.time())
+    handle = reporter.begin(EMBEDDING, f"0/{pending} chunks") if announce else None
+
+    def progress(done: int, total: int) -> None:
+        if track is not None:
+            track(done, total)
+        reporter.report(handle, Progress("embed", done, total))
+
+    done = 0
+    t0 = time.perf_counter()
+    try:
+        done = ws.embed_pending(progress=progress, cancel=cancel, first_paths=first_paths)
+    finally:
+        took = time.perf_counter() - t0
+        reporter.report(handle, Progress("done", done, done))
+        reporter.end(handle, f"{done} chunks embedded in {took:.1f}s")
+    if announce or done:
+        reporter.log(f"{done} chunks embedded in {took:.1f}s", Severity.INFO)
+    return EmbedRun(done, took, model, time.time())
+
+
+# the service -------------------------------------------------------------------------
+
+class WorkspaceService:
+    """One workspace, served for as long as a front end runs: its index (a core
+    ``Workspace``, ``engine`` once open), its watcher and queue of disk changes, and
+    the state a status request reads."""
+
+    def __init__(self, root: Path, settings: config.Settings, reporter: Reporter, *, jobs: Jobs | None = None,
+                 first_paths: Callable[[], list[str]] = list) -> None:
+        """``jobs``: the threads to share (several folders of one language server), else the
+        service's own. ``first_paths``: files to embed before the rest (open in an editor)."""
+        self.root = root
+        self.settings = settings
+        self.reporter = reporter
+        self.first_paths = first_paths
+        self.engine: Workspace | None = None
+        self.opened = threading.Event()  # the open was tried: engine set, or open_error
+        self.open_error: str | None = None
+        self.cancel = threading.Event()  # set when the service stops
+        self.embedding = False
+        self.index_progress = Tally(0, 0)  # files of the running run
+        self.embed_progress = Tally(0, 0)  # chunks of the running pass
+        self.last_report: IndexReport | None = None
+        self.last_run_at: float | None = None
+        self.last_embed: EmbedRun | None = None
+        self.changes_applied = 0  # batches of disk changes (or of the writer's runs) taken in
+        self.watcher: Watcher | None = None
+        self._own_jobs = jobs is None
+        self.jobs = jobs if jobs is not None else Jobs()
+        self._lock = threading.Lock()  # the counters and queues below
+        self._runs = 0  # index runs queued or running
+        self._run_queued = False  # a full run is queued and has not started
+        self._queued_run: Any = None  # its future
+        self.changes = ChangeQueue(lambda: self.jobs.submit("indexing changes on disk", self._apply_changes))
+        self._embed_scheduled = False
+        self._announce_embed = False
+        self._follower: threading.Thread | None = None
+
+    @property
+    def name(self) -> str:
+        return self.root.name or str(self.root)
+
+    @property
+    def indexing(self) -> bool:
+        """An index run is queued or running: results may miss files."""
+        return self._runs > 0
+
+    # settings -----------------------------------------------------------------------
+    def apply_settings(self, settings: config.Settings) -> bool:
+        """Take new settings; True if the index must be refreshed."""
+        old, self.settings = self.settings, settings
+        if self.engine is not None:
+            self.engine.settings = settings
+        if not settings.watch:
+            self.stop_watching()
+        return (old.exclude, old.max_file_size, old.languages) != (
+            settings.exclude, settings.max_file_size, settings.languages)
+
+    # index runs ---------------------------------------------------------------------
+    def start_indexing(self, title: str = INDEXING) -> Any:
+        """Queue a run over every file (opening the index first if needed), then git
+        metadata and embedding. A run queued and not started yet is not queued twice.
+        Returns the run's future (its result: the IndexReport, None when nothing ran);
+        None once stopped."""
+        if self.cancel.is_set():
+            return None
+        with self._lock:
+            if self._run_queued and self._queued_run is not None:
+                return self._queued_run
+            self._run_queued = True
+            self._runs += 1
+        fut = self.jobs.submit("indexing", self._run, title)
+        with self._lock:
+            if fut is None:
+                self._runs -= 1
+                self._run_queued = False
+            elif self._run_queued:  # not started yet: a second call joins it
+                self._queued_run = fut
+        return fut
+
+    def _run(self, title: str) -> IndexReport | None:
+        with self._lock:
+            self._run_queued, self._queued_run = False, None
+        handle = self.reporter.begin(title, "scanning files")
+        report: IndexReport | None = None
+        try:
+            if self.cancel.is_set():
+                return None
+            if self.engine is None:
+                self._open()
+            engine = self.engine
+            if engine is not None and engine.writable:
+                self.index_progress = Tally(0, 0)
+                report = index_files(engine, self.reporter, handle, cancel=self.cancel, track=self._track_files)
+                self._finished(report)
+                self.reporter.log(report.summary(), Severity.INFO)
+        except IndexError_ as exc:
+            self.reporter.message(str(exc), Severity.ERROR)
+        finally:
+            with self._lock:
+                self._runs -= 1
+            self.reporter.end(handle, report.summary() if report else "index not updated")
+        if self.engine is not None and not self.cancel.is_set():
+            self.start_watching()
+            self.embed_soon(announce=True)
+        return report
+
+    def _open(self) -> None:
+        try:
+            ws = open_workspace(self.root, self.settings, self.reporter, load_symbols=True)
+        except IndexError_ as exc:
+            self.open_error = str(exc)
+        except Exception as exc:  # a damaged store the checks at open did not catch, ...
+            log.exception("opening the index failed")
+            self.open_error = f"cannot open the index: {exc}; 'sylk index --repair {self.root}' rebuilds it"
+        else:
+            self.engine = ws
+            if ws.read_only_reason:
+                self.reporter.message(ws.read_only_reason, Severity.WARNING)
+            if not ws.writable:
+                self._follower = threading.Thread(target=self._follow_writer, args=(ws,), name="sylk-follow",
+                                                  daemon=True)
+                self._follower.start()
+        finally:
+            if self.open_error:
+                self.reporter.message(f"{self.open_error}; workspace symbols are unavailable", Severity.ERROR)
+            self.opened.set()
+
+    def _follow_writer(self, ws: Workspace) -> None:
+        """A read-only index: pick up the writing process's runs (its saves and disk
+        changes), off the request path, until the service stops."""
+        while not self.cancel.wait(FOLLOW_INTERVAL_S):
+            try:
+                if ws.follow_writer():
+                    self.changes_applied += 1
+            except Exception as exc:  # the writer may be mid-commit: try again next time
+                log.debug("following the writer failed: %s", exc)
+
+    def _track_files(self, p: Progress) -> None:
+        if p.phase == "index":
+            self.index_progress = Tally(p.done, p.total)
+
+    def _finished(self, report: IndexReport) -> None:
+        self.last_report, self.last_run_at = report, time.time()
+
+    # disk changes -------------------------------------------------------------------
+    def start_watching(self) -> None:
+        """Follow changes on disk (once; not for a read-only index or with ``watch`` off)."""
+        engine = self.engine
+        if self.watcher is not None or engine is None or not engine.writable or not self.settings.watch \
+                or self.cancel.is_set():
+            return
+        self.watcher = Watcher(engine.root, self.changes.add, engine.scan_ignored,
+                               on_error=self._watch_failed).start()
+
+    def _watch_failed(self, msg: str) -> None:
+        self.reporter.message(f"{self.name}: {msg}; changes on disk are picked up at the next start or by "
+                              f"{self.reporter.reindex_hint}", Severity.WARNING)
+
+    def stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    @property
+    def watching(self) -> bool:
+        w = self.watcher
+        return w is not None and w.active and w.ready.is_set()
+
+    def _apply_changes(self) -> None:
+        rels = self.changes.take()
+        engine = self.engine
+        if not rels or engine is None or not engine.writable or self.cancel.is_set():
+            return
+        handle = None
+        if len(rels) >= PROGRESS_MIN_CHANGES:
+            handle = self.reporter.begin(INDEXING_CHANGES, f"{len(rels)} paths changed")
+        report: IndexReport | None = None
+        with self._lock:
+            self._runs += 1
+        try:
+            self.index_progress = Tally(0, 0)
+            report = index_files(engine, self.reporter, handle, paths=rels, cancel=self.cancel,
+                                 track=self._track_files)
+            self._finished(report)
+            self.reporter.log(f"changes on disk: {report.summary()}")
+        finally:
+            with self._lock:
+                self._runs -= 1
+            self.changes_applied += 1
+            self.reporter.end(handle, report.summary() if report else "index not updated")
+        self.embed_soon()
+
+    # git metadata and embedding -----------------------------------------------------
+    def embed_soon(self, paths: Sequence[str] = (), *, announce: bool = False) -> None:
+        """Refresh git metadata and embed what is pending, ``paths`` next (joining a running
+        pass); one pass queued at most. ``announce``: with a progress report."""
+        engine = self.engine
+        if engine is None or self.cancel.is_set():
+            return
+        engine.prioritize(paths)
+        with self._lock:
+            self._announce_embed |= announce
+            if self._embed_scheduled:
+                return
+            self._embed_scheduled = True
+        self.jobs.submit("embedding", self._refresh_and_embed, embed=True)
+
+    def _refresh_and_embed(self) -> None:
+        with self._lock:
+            announce, self._announce_embed, self._embed_scheduled = self._announce_embed, False, False
+        engine = self.engine
+        if engine is None or self.cancel.is_set():
+            return
+        update_git(engine)
+        self.embed_progress = Tally(0, 0)
+        try:
+            run = embed(engine, self.reporter, cancel=self.cancel, first_paths=self.first_paths(), announce=announce,
+                        track=self._track_chunks)
+        finally:
+            self.embedding = False
+        if run is not None and run.chunks:
+            self.last_embed = run
+
+    def _track_chunks(self, done: int, total: int) -> None:
+        self.embedding, self.embed_progress = True, Tally(done, total)
+
+    def semantic_state(self) -> str:
+        return semantic_state(self.settings, self.engine)
+
+    # stopping -----------------------------------------------------------------------
+    def stop(self) -> None:
+        """Stop the watcher, the follower and every job of this service that has not started."""
+        self.cancel.set()
+        self.stop_watching()
+
+    def close_engine(self) -> None:
+        """Close the index (it stays consistent); after the jobs that use it are over."""
+        if self._follower is not None:
+            self._follower.join(FOLLOW_INTERVAL_S * 5)
+            self._follower = None
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+    def close(self) -> None:
+        """Stop, wait for the service's own jobs, close the index."""
+        self.stop()
+        if self._own_jobs:
+            self.jobs.shutdown()
+        self.close_engine()
