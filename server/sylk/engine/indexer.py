@@ -23,7 +23,7 @@ import attrs
 from ..config import Settings
 from ..ingest import scan
 from ..ingest.parsing import Parsed, exit_with_parent, parse_batch, parse_file
-from ..store.manifest import ChunkEntry, FileRecord
+from ..store.manifest import ChunkRecord, FileRecord
 from ..store.stores import Stores
 from .planner import Planner
 from .symbol_index import SymbolIndex
@@ -105,7 +105,7 @@ class Indexer:
             report.deleted = len(deleted)
 
         pending: list[tuple[FileRecord, str]] = []
-        pending_chunks: list[ChunkEntry] = []
+        pending_chunks: list[ChunkRecord] = []
         pending_skips: list[tuple] = [] if plan.full else list(plan.skipped)
         pending_deletes: list[str] = list(deleted)
         pending_touches: list[tuple[str, int, int]] = []

@@ -80,8 +80,9 @@ CREATE TABLE IF NOT EXISTS git_files (
 """
 
 
-class ChunkEntry(NamedTuple):
-    """A new chunk as the manifest stores it (a row of the ``chunks`` table)."""
+class ChunkRecord(NamedTuple):
+    """A chunk as the manifest holds it (a row of the ``chunks`` table). ``embed_text``
+    travels only with a new chunk; records read back leave it empty."""
     id: int
     path: str
     start_line: int
@@ -92,21 +93,7 @@ class ChunkEntry(NamedTuple):
     symbol: str
     container: str
     text_hash: str
-    embed_text: str
-
-
-@attrs.frozen(slots=True)
-class ChunkRecord:
-    id: int
-    path: str
-    start_line: int
-    end_line: int
-    language: str | None
-    type: str
-    kind: str
-    symbol: str
-    container: str
-    text_hash: str
+    embed_text: str = ""
 
 
 @attrs.frozen(slots=True)
@@ -219,7 +206,7 @@ class Manifest(Annotations):
     def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
               skipped: Iterable[tuple] = (),
               touches: Iterable[tuple[str, int, int]] = (),
-              chunks: Iterable[ChunkEntry] = ()) -> None:
+              chunks: Iterable[ChunkRecord] = ()) -> None:
         """One transaction: replace files (with their encoded symbols), delete files, note skips,
         and record new (size, mtime) of files whose content did not change. ``chunks``
         are the upserted files' chunks, replacing their old ones."""

@@ -27,7 +27,7 @@ from ..ingest.parsing import ChunkRow
 from .damage import WriterLock, check_segments, first_line, set_aside, sqlite_damage
 from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, SCHEMA_VERSION, TANTIVY_DIR
 from .lexical import LexicalIndex, LexicalIndexLocked
-from .manifest import ChunkEntry, Manifest
+from .manifest import ChunkRecord, Manifest
 from .vectors import VectorIndex
 
 READ_ONLY_REASON = "another Sylk process is indexing this workspace; serving its index read-only"
@@ -210,7 +210,7 @@ class Stores:
         return self.vectors is None and self.manifest.chunk_counts()["chunks"] < chunks + self._next_chunk_id - first_id
 
     # writing --------------------------------------------------------------
-    def add_chunks(self, rel: str, language: str | None, chunks: Sequence[ChunkRow]) -> list[ChunkEntry]:
+    def add_chunks(self, rel: str, language: str | None, chunks: Sequence[ChunkRow]) -> list[ChunkRecord]:
         """Add a file's parsed chunks (``Parsed.chunks``) to the text index under new chunk
         ids and return the manifest rows for them. The caller deleted the file's old
         documents and commits."""
@@ -220,7 +220,7 @@ class Stores:
             self._next_chunk_id += 1
             cid = self._next_chunk_id
             docs.append((cid, c.lexical_doc))
-            rows.append(ChunkEntry(cid, rel, c.start_line, c.end_line, language, c.type, c.kind, c.symbol,
+            rows.append(ChunkRecord(cid, rel, c.start_line, c.end_line, language, c.type, c.kind, c.symbol,
                                    c.container, c.text_hash, c.embed_text))
         self.lexical.add_chunks(docs)
         return rows
