@@ -59,6 +59,8 @@ class SymbolSettings:
 
 @attrs.define
 class WeightSettings:
+    # semantic ranks are the better single signal on natural-language queries
+    # (bench/relevance.py: hybrid MRR@10 0.469 at 1:1, 0.482 at 1:1.5)
     lexical: float = attrs.field(default=1.0)
     semantic: float = attrs.field(default=1.5)
 

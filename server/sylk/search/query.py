@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from ..config import SearchSettings
 from ..model import FILE_TYPES, SEARCH_MODES
 from .agent import GROUP_BY, expand_terms
 from .roles import ROLES
@@ -20,7 +21,8 @@ from .roles import ROLES
 MODES = SEARCH_MODES
 TYPES = FILE_TYPES
 _DOC_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # virtual documents' own types (documents.py)
-RRF_K = 60
+_DEFAULTS = SearchSettings()  # the defaults are the settings' (config.py)
+RRF_K = _DEFAULTS.rrf_k
 
 
 class QueryError(ValueError):
@@ -72,17 +74,15 @@ class Filters:
 
 @attrs.frozen
 class Weights:
-    # semantic ranks are the better single signal on natural-language queries
-    # (bench/relevance.py: hybrid MRR@10 0.469 at 1:1, 0.482 at 1:1.5)
-    lexical: float = 1.0
-    semantic: float = 1.5
+    lexical: float = _DEFAULTS.weights.lexical
+    semantic: float = _DEFAULTS.weights.semantic
 
 
 @attrs.frozen
 class SearchRequest:
     query: str
-    mode: str = "hybrid"
-    limit: int = 20
+    mode: str = _DEFAULTS.mode
+    limit: int = _DEFAULTS.limit
     offset: int = 0
     filters: Filters = Filters()
     fuzzy: bool = False
@@ -178,8 +178,8 @@ def _int(field: str, value: Any, *, low: int, high: int | None = None, default: 
     return value
 
 
-def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str = "hybrid",
-                        default_limit: int = 20, rrf_k: int = RRF_K,
+def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str = _DEFAULTS.mode,
+                        default_limit: int = _DEFAULTS.limit, rrf_k: int = RRF_K,
                         default_weights: Weights = Weights()) -> SearchRequest:
     """A SearchRequest from ``sylk/search`` params (camelCase); QueryError names a bad field."""
     if not isinstance(params, Mapping):
