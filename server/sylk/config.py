@@ -47,51 +47,39 @@ class EmbeddingSettings:
     threads: int = 0  # onnxruntime intra-op threads; 0 = one per core
 
 
+def _between(name: str, low: float, high: float | None = None) -> Any:
+    """An attrs validator: ``name`` (as the user writes it) must lie in [low, high]."""
+    def check(instance: Any, attribute: attrs.Attribute, value: float) -> None:
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f">= {low}"
+            raise ValueError(f"{name} must be {bound}, got {value}")
+    return check
+
+
 @attrs.define
 class SymbolSettings:
-    limit: int = attrs.field(default=100)
-
-    @limit.validator
-    def _check_limit(self, attribute: attrs.Attribute, value: int) -> None:
-        if not 1 <= value <= 10000:
-            raise ValueError(f"symbols.limit must be between 1 and 10000, got {value}")
+    limit: int = attrs.field(default=100, validator=_between("symbols.limit", 1, 10000))
 
 
 @attrs.define
 class WeightSettings:
     # semantic ranks are the better single signal on natural-language queries
     # (bench/relevance.py: hybrid MRR@10 0.469 at 1:1, 0.482 at 1:1.5)
-    lexical: float = attrs.field(default=1.0)
-    semantic: float = attrs.field(default=1.5)
-
-    @lexical.validator
-    @semantic.validator
-    def _check(self, attribute: attrs.Attribute, value: float) -> None:
-        if value < 0:
-            raise ValueError(f"search.weights.{attribute.name} must be >= 0, got {value}")
+    lexical: float = attrs.field(default=1.0, validator=_between("search.weights.lexical", 0))
+    semantic: float = attrs.field(default=1.5, validator=_between("search.weights.semantic", 0))
 
 
 @attrs.define
 class SearchSettings:
     mode: str = attrs.field(default="hybrid")
-    limit: int = attrs.field(default=20)
-    rrf_k: int = attrs.field(default=60)
+    limit: int = attrs.field(default=20, validator=_between("search.limit", 1, 1000))
+    rrf_k: int = attrs.field(default=60, validator=_between("search.rrfK", 1))
     weights: WeightSettings = attrs.field(factory=WeightSettings)
 
     @mode.validator
     def _check_mode(self, attribute: attrs.Attribute, value: str) -> None:
         if value not in SEARCH_MODES:
             raise ValueError(f"search.mode must be {', '.join(SEARCH_MODES[:-1])} or {SEARCH_MODES[-1]}, got {value!r}")
-
-    @limit.validator
-    def _check_limit(self, attribute: attrs.Attribute, value: int) -> None:
-        if not 1 <= value <= 1000:
-            raise ValueError(f"search.limit must be between 1 and 1000, got {value}")
-
-    @rrf_k.validator
-    def _check_k(self, attribute: attrs.Attribute, value: int) -> None:
-        if value < 1:
-            raise ValueError(f"search.rrfK must be >= 1, got {value}")
 
 
 @attrs.define

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from ..errors import FieldError
 from ..ingest import scan
 from ..ingest.parsing import Parsed, chunk_rows
 from ..ingest.symbols import extract
@@ -42,12 +43,8 @@ _TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 MAX_TEXT = 4 << 20
 
 
-class DocumentError(ValueError):
+class DocumentError(FieldError):
     """A bad document request; ``field`` names the offending parameter."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
 
 
 @attrs.frozen

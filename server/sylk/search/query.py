@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from ..config import SearchSettings
+from ..errors import FieldError
 from ..model import FILE_TYPES, SEARCH_MODES
 from .agent import GROUP_BY, expand_terms
 from .roles import ROLES
@@ -25,12 +26,8 @@ _DEFAULTS = SearchSettings()  # the defaults are the settings' (config.py)
 RRF_K = _DEFAULTS.rrf_k
 
 
-class QueryError(ValueError):
+class QueryError(FieldError):
     """A malformed search request; ``field`` names the offending parameter."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
 
 
 @attrs.frozen
