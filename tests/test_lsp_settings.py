@@ -4,6 +4,8 @@ error, and optional features registered only when on."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +39,15 @@ async def names(client: LanguageClient, query: str) -> list[str]:
     return [s.name for s in found or []]
 
 
-async def stop(client: LanguageClient) -> None:
-    await client.shutdown_session()
-    await client.stop()
+@asynccontextmanager
+async def serving(root: Path, cache: Path, spec: str, options: Any, **kw: Any) -> AsyncIterator[LanguageClient]:
+    """A server for ``root`` (see conftest.start_lsp), shut down at the end."""
+    client = await start_lsp(root, cache, spec, options, **kw)
+    try:
+        yield client
+    finally:
+        await client.shutdown_session()
+        await client.stop()
 
 
 def change_settings(client: LanguageClient, settings: dict[str, Any]) -> None:
@@ -55,9 +63,8 @@ async def test_each_folder_gets_its_own_settings(tmp_path: Path, _isolated_index
         (root / "gen/made.py").write_text(f"def {name}():\n    pass\n")
         (root / "main.py").write_text(f"def main_of_{root.name}():\n    pass\n")
     # the client answers per scope: only the first folder leaves gen/ out
-    client = await start_lsp(first, _isolated_index, "visual-studio-code", OFF, folders=[first, second],
-                             configuration={first: {"exclude": ["gen/"]}, second: {"exclude": []}})
-    try:
+    async with serving(first, _isolated_index, "visual-studio-code", OFF, folders=[first, second],
+                       configuration={first: {"exclude": ["gen/"]}, second: {"exclude": []}}) as client:
         await ready(client)
         assert await names(client, "main_of_first") == ["main_of_first"]
         assert await names(client, "generated_in_second") == ["generated_in_second"]
@@ -70,28 +77,22 @@ async def test_each_folder_gets_its_own_settings(tmp_path: Path, _isolated_index
                          "the first folder's gen/ indexed after the change")
         await eventually(lambda: names(client, "generated_in_second"), lambda n: n == [],
                          "the second folder's gen/ dropped after the change")
-    finally:
-        await stop(client)
 
 
 async def test_invalid_scoped_setting_is_named_once_and_the_rest_applies(workspace: Path, _isolated_index: Path):
-    client = await start_lsp(workspace, _isolated_index, "visual-studio-code", OFF,
-                             configuration={workspace: {"symbols": {"limit": 2}, "maxFileSize": -1}})
-    try:
+    async with serving(workspace, _isolated_index, "visual-studio-code", OFF,
+                       configuration={workspace: {"symbols": {"limit": 2}, "maxFileSize": -1}}) as client:
         await ready(client)
         warnings = [m.message for m in client.messages if "invalid settings" in m.message]
         assert len(warnings) == 1 and "maxFileSize" in warnings[0]
         assert len(await names(client, "e")) == 2
         assert field(await status(client), "files") == 16  # the default maxFileSize
-    finally:
-        await stop(client)
 
 
 @pytest.mark.semantic
 async def test_embedding_turned_on_and_off_while_running(workspace: Path, _isolated_index: Path):
-    client = await start_lsp(workspace, _isolated_index, "visual-studio-code", OFF)
     query = {"query": "how far apart are two locations on a plane", "mode": "semantic", "limit": 3}
-    try:
+    async with serving(workspace, _isolated_index, "visual-studio-code", OFF) as client:
         await ready(client)
         off = await client.protocol.send_request_async("sylk/search", query)
         assert "disabled" in field(off, "message")
@@ -114,13 +115,10 @@ async def test_embedding_turned_on_and_off_while_running(workspace: Path, _isola
                                  lambda r: "disabled" in (getattr(r, "message", None) or ""),
                                  "semantic search off again")
         assert all(field(h, "semanticRank") is None for h in field(again, "hits"))
-    finally:
-        await stop(client)
 
 
 async def test_watch_turned_off_and_on_while_running(workspace: Path, _isolated_index: Path):
-    client = await start_lsp(workspace, _isolated_index, "visual-studio-code", OFF)
-    try:
+    async with serving(workspace, _isolated_index, "visual-studio-code", OFF) as client:
         await ready(client)
         change_settings(client, {"watch": False})
         await ready(client, watching=False)
@@ -131,13 +129,10 @@ async def test_watch_turned_off_and_on_while_running(workspace: Path, _isolated_
         await eventually(lambda: names(client, "written_while_watching"), lambda n: n == ["written_while_watching"],
                          "the change made while watching")
         assert await names(client, "written_while_not_watching") == []
-    finally:
-        await stop(client)
 
 
 async def test_a_failing_feature_answers_an_error_and_the_server_stays_up(workspace: Path, _isolated_index: Path):
-    client = await start_lsp(workspace, _isolated_index, "neovim", OFF)
-    try:
+    async with serving(workspace, _isolated_index, "neovim", OFF) as client:
         await ready(client)
         # a file name with a NUL byte: deserializes (a string), then fails opening the file
         bad = from_fs_path(str(workspace / "app")) + "/bad%00name.py"
@@ -146,8 +141,6 @@ async def test_a_failing_feature_answers_an_error_and_the_server_stays_up(worksp
                 types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=bad)))
         assert err.value.code == -32603 and "\n" not in err.value.message
         assert await names(client, "HttpRetryPolicy") == ["HttpRetryPolicy"]
-    finally:
-        await stop(client)
 
 
 @pytest.mark.parametrize("enabled", [False, True], ids=["embedding-off", "embedding-on"])
@@ -156,8 +149,7 @@ async def test_features_turned_off_are_not_registered(workspace: Path, _isolated
     # embedding on with a model that cannot load: registered, and nothing heavy runs
     options = {"embedding": {"enabled": True, "modelPath": str(tmp_path / "no-model")}} if enabled else OFF
     result: list[types.InitializeResult] = []
-    client = await start_lsp(workspace, _isolated_index, "visual-studio-code", options, result=result)
-    try:
+    async with serving(workspace, _isolated_index, "visual-studio-code", options, result=result) as client:
         requests = field(field(result[0].capabilities.experimental, "sylk"), "requests")
         assert "sylk/search" in requests and "sylk/status" in requests
         assert ("sylk/similar" in requests) is enabled
@@ -169,6 +161,4 @@ async def test_features_turned_off_are_not_registered(workspace: Path, _isolated
         else:
             with pytest.raises(JsonRpcMethodNotFound):
                 await client.protocol.send_request_async("sylk/similar", params)
-    finally:
-        await stop(client)
 
