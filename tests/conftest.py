@@ -47,9 +47,14 @@ def server_env(cache: Path) -> dict[str, str]:
     return env
 
 
-async def start_lsp(workspace: Path, cache: Path, spec: str, options: Any = None) -> Any:
-    """`sylk serve --stdio` for ``workspace``, initialized by pytest-lsp's client with the
-    recorded capabilities of the editor ``spec``."""
+async def start_lsp(workspace: Path, cache: Path, spec: str, options: Any = None, *,
+                    folders: list[Path] | None = None, configuration: dict[Path, Any] | None = None,
+                    result: list[Any] | None = None) -> Any:
+    """`sylk serve --stdio` for ``workspace`` (or the workspace ``folders``), initialized by
+    pytest-lsp's client with the recorded capabilities of the editor ``spec``.
+    ``configuration``: what the client answers to workspace/configuration for the section
+    ``sylk`` with a folder as ``scopeUri`` (folder -> settings). ``result``: gets the
+    InitializeResult appended."""
     from lsprotocol import types
     from pygls.uris import from_fs_path
     from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -58,13 +63,17 @@ async def start_lsp(workspace: Path, cache: Path, spec: str, options: Any = None
                                 server_env=server_env(cache))
     client = await config.start()
     assert isinstance(client, LanguageClient)
-    root_uri = from_fs_path(str(workspace))
-    await client.initialize_session(types.InitializeParams(
+    roots = folders or [workspace]
+    for root, settings in (configuration or {}).items():
+        client.set_configuration(settings, section="sylk", scope_uri=from_fs_path(str(root)))
+    answer = await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities(spec),
-        root_uri=root_uri,
-        workspace_folders=[types.WorkspaceFolder(uri=root_uri, name=workspace.name)],
+        root_uri=from_fs_path(str(roots[0])),
+        workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(r)), name=r.name) for r in roots],
         initialization_options=options,
     ))
+    if result is not None:
+        result.append(answer)
     return client
 
 

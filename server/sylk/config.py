@@ -2,8 +2,9 @@
 
 Sources, lowest precedence first: defaults < ``[tool.sylk]`` in the workspace's
 pyproject.toml or ``.sylk.toml`` < environment (``SYLK_INDEX_DIR``,
-``SYLK_MAX_FILE_SIZE``) < the editor's settings (initializationOptions /
-workspace/didChangeConfiguration, section ``sylk``).
+``SYLK_MAX_FILE_SIZE``) < the editor's settings (initializationOptions, or the
+settings of workspace/didChangeConfiguration, section ``sylk``) < the editor's answer to
+workspace/configuration for the folder (``scopeUri``, section ``sylk``).
 
 Names are camelCase on the wire and in TOML files (snake_case is accepted in
 TOML too); invalid values produce readable messages and fall back to defaults.
@@ -219,8 +220,11 @@ def env_settings(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
 
 
 def resolve(root: Path, client: Mapping[str, Any] | None = None,
-            environ: Mapping[str, str] = os.environ) -> tuple[Settings, list[str]]:
-    """Effective settings for a workspace, and the problems met on the way.
+            environ: Mapping[str, str] = os.environ, *,
+            scoped: Mapping[str, Any] | None = None) -> tuple[Settings, list[str]]:
+    """Effective settings for a workspace, and the problems met on the way. ``client``:
+    the editor's settings for every folder; ``scoped``: its settings for this folder
+    (workspace/configuration with the folder's ``scopeUri``), over ``client`` key by key.
 
     Every layer that fails validation is dropped (with its messages returned), so a
     typo in one place never stops Sylk from serving with the rest.
@@ -236,8 +240,9 @@ def resolve(root: Path, client: Mapping[str, Any] | None = None,
         layers.append(("environment", env_settings(environ)))
     except SettingsError as err:
         problems.extend(err.messages)
-    if client is not None:
-        layers.append(("editor settings", _normalise_keys(client) if isinstance(client, Mapping) else client))
+    for editor in (client, scoped):
+        if editor is not None:
+            layers.append(("editor settings", _normalise_keys(editor) if isinstance(editor, Mapping) else editor))
     for origin, layer in layers:
         if not isinstance(layer, Mapping):
             problems.append(f"{origin}: settings must be an object, got {type(layer).__name__}")

@@ -180,6 +180,7 @@ class WorkspaceService:
         self.opened = threading.Event()  # the open was tried: engine set, or open_error
         self.open_error: str | None = None
         self.cancel = threading.Event()  # set when the service stops
+        self._pass_cancel = threading.Event()  # stops the running embedding pass (a settings change)
         self.embedding = False
         self.index_progress = Tally(0, 0)  # files of the running run
         self.embed_progress = Tally(0, 0)  # chunks of the running pass
@@ -210,14 +211,28 @@ class WorkspaceService:
 
     # settings -----------------------------------------------------------------------
     def apply_settings(self, settings: config.Settings) -> bool:
-        """Take new settings; True if the index must be refreshed."""
+        """Take new settings while running, at once: ``watch`` stops or starts the watcher;
+        a change under ``embedding`` stops the running pass and drops the model, then loads
+        it again (and embeds what is pending) if embedding is on, or says quietly that
+        semantic search is off (searches answer lexically). True when what is indexed
+        changed (exclude, maxFileSize, languages): the caller re-indexes."""
         old, self.settings = self.settings, settings
-        if self.engine is not None:
-            self.engine.settings = settings
+        engine = self.engine
+        if engine is not None:
+            engine.settings = settings
         if not settings.watch:
             self.stop_watching()
+        elif not self.indexing:  # else the run starts it when it ends
+            self.start_watching()
+        if engine is not None and old.embedding != settings.embedding:
+            self._pass_cancel.set()
+            self.jobs.submit("changing the embedding settings", self._reload_model, engine, embed=True)
         return (old.exclude, old.max_file_size, old.languages) != (
             settings.exclude, settings.max_file_size, settings.languages)
+
+    def _reload_model(self, engine: Workspace) -> None:
+        engine.semantic.unload()
+        self.embed_soon(announce=True)
 
     # index runs ---------------------------------------------------------------------
     def start_indexing(self, title: str = INDEXING) -> Any:
@@ -372,13 +387,14 @@ class WorkspaceService:
     def _refresh_and_embed(self) -> None:
         with self._lock:
             announce, self._announce_embed, self._embed_scheduled = self._announce_embed, False, False
+        self._pass_cancel = cancel = threading.Event()  # before the check: stop() sets it too
         engine = self.engine
         if engine is None or self.cancel.is_set():
             return
         update_git(engine)
         self.embed_progress = Tally(0, 0)
         try:
-            run = embed(engine, self.reporter, cancel=self.cancel, first_paths=self.first_paths(), announce=announce,
+            run = embed(engine, self.reporter, cancel=cancel, first_paths=self.first_paths(), announce=announce,
                         track=self._track_chunks)
         finally:
             self.embedding = False
@@ -395,6 +411,7 @@ class WorkspaceService:
     def stop(self) -> None:
         """Stop the watcher, the follower and every job of this service that has not started."""
         self.cancel.set()
+        self._pass_cancel.set()
         self.stop_watching()
 
     def close_engine(self) -> None:

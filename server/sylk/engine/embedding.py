@@ -69,6 +69,20 @@ class EmbedQueue:
             self.embedder, self.stores.vectors = embedder, vectors
             return note
 
+    def unload(self) -> None:
+        """Forget the model and detach the vectors (saved first), so that the next ``load``
+        starts over with the current settings: embedding turned off, on again, or another
+        model. Waits for a running pass (the caller cancels it first). Chunks that change
+        while nothing is loaded are reconciled by the next ``load``, as after a run
+        without the model."""
+        with self._load_lock, self.lock:
+            with self.stores.vectors_lock:
+                vectors = self.stores.vectors
+                if vectors is not None and self.stores.writable and vectors.dirty:
+                    vectors.save()
+                self.stores.vectors = None
+            self.embedder, self.message, self.tried = None, None, False
+
     def _reconcile(self, vectors: VectorIndex) -> None:
         """Make the manifest and the vectors agree after a crash or an index run without the
         model: vectors of chunks that are gone (or not marked embedded) leave, chunks
@@ -124,7 +138,8 @@ class EmbedQueue:
     def _embed_locked(self, progress: Callable[[int, int], None] | None, cancel: threading.Event,
                       batch: int, save_every_s: float) -> int:
         embedder, vectors = self.embedder, self.stores.vectors
-        assert embedder is not None and vectors is not None
+        if embedder is None or vectors is None:  # unloaded between the caller's check and the lock
+            return 0
         total = self.stores.manifest.chunk_counts()["pending"]
         done = 0
         last_save = time.monotonic()

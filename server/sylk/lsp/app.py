@@ -1,5 +1,7 @@
 """The language server assembled: lifecycle handlers, then each feature module's
-``setup(server)``; ``serve`` runs it. The one module that imports every feature, so
+``setup(server)`` (every handler registered through ``handlers.feature``, which contains
+its failures); features with an on/off setting are registered at initialize when on
+(``OPTIONAL``); ``serve`` runs it. The one module that imports every feature, so
 the features import the server (for its type) and never the other way round.
 """
 
@@ -7,39 +9,60 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from . import documents, hover, search, symbols
+from .. import config
+from . import documents, hover, search, settings, symbols
+from .handlers import command, feature
 from .server import CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, log, roots_of
+
+
+# Features with an on/off setting, registered only when some folder has them on at
+# initialize (so the capabilities tell the truth), or later when a settings change turns
+# them on; turned off while running, each handler answers as "off" (see the modules).
+OPTIONAL: list[tuple[str, Callable[[config.Settings], bool], Callable[[SylkServer], None]]] = [
+    (hover.SIMILAR, lambda s: s.embedding.enabled, hover.setup_similar),
+    (types.TEXT_DOCUMENT_DID_CHANGE, lambda s: s.unsaved_symbols, symbols.setup_unsaved),
+]
+
+
+def register_enabled(ls: SylkServer) -> None:
+    """Register the optional features that some folder has on (and are not registered)."""
+    every = [f.settings for f in ls.folders.values()] or [config.Settings()]
+    for method, enabled, setup in OPTIONAL:
+        if method not in ls.protocol.fm.features and any(enabled(s) for s in every):
+            setup(ls)
 
 
 def create_server() -> SylkServer:
     server = SylkServer()
 
-    @server.feature(types.INITIALIZE)
+    @feature(server, "lifecycle", types.INITIALIZE)
     def initialize(ls: SylkServer, params: types.InitializeParams) -> None:
         options = params.initialization_options
         ls.client_options = options if options is not None else None
-        for root in roots_of(params):
-            ls.add_folder(root)
+        for root, uri in roots_of(params).items():
+            ls.add_folder(root, uri)
+        register_enabled(ls)  # before pygls computes the capabilities from the registered features
 
-    @server.feature(types.INITIALIZED)
+    @feature(server, "lifecycle", types.INITIALIZED)
     async def initialized(ls: SylkServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         problems = ls.take_problems()
-        if problems:
-            ls.message("invalid settings, using defaults for them: " + "; ".join(problems),
-                       types.MessageType.Warning)
         if not ls.folders:
+            settings.report(ls, problems)
             ls.message("no workspace folder: open a folder to index it", types.MessageType.Warning)
             return
+        await settings.configure(ls, list(ls.folders.values()), problems=problems)
+        register_enabled(ls)
         ls.start_indexing()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @feature(server, "lifecycle", types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_workspace_folders(ls: SylkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         for removed in params.event.removed:
             fs = to_fs_path(removed.uri)
@@ -48,51 +71,32 @@ def create_server() -> SylkServer:
         added = []
         for new in params.event.added:
             fs = to_fs_path(new.uri)
-            folder = ls.add_folder(Path(fs).resolve()) if fs else None
+            folder = ls.add_folder(Path(fs).resolve(), new.uri) if fs else None
             if folder is not None:
                 added.append(folder)
-        problems = ls.take_problems()
-        if problems:
-            ls.message("invalid settings, using defaults for them: " + "; ".join(problems),
-                       types.MessageType.Warning)
+        await settings.configure(ls, added, problems=ls.take_problems())
+        register_enabled(ls)
         for folder in added:
             folder.start_indexing()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: SylkServer, params: types.DidChangeConfigurationParams) -> None:
-        options: Any = None
-        ws_caps = ls.client_capabilities.workspace
-        if ws_caps is not None and ws_caps.configuration:
-            try:
-                result = await ls.workspace_configuration_async(types.ConfigurationParams(
-                    items=[types.ConfigurationItem(section="sylk")]))
-                options = result[0] if result else None
-            except Exception as exc:
-                log.warning("workspace/configuration failed: %s", exc)
-        if options is None and isinstance(params.settings, dict):
-            options = params.settings.get("sylk", params.settings)
-        if options is None:
-            return
-        for folder in ls.apply_settings(options):
-            folder.start_indexing("Re-indexing after a settings change")
-
-    @server.feature(types.SHUTDOWN)
+    @feature(server, "lifecycle", types.SHUTDOWN)
     def shutdown(ls: SylkServer, params: None) -> None:
         ls.shutdown_work()
 
-    @server.feature(STATUS)
+    @feature(server, "status", STATUS)
     def sylk_status(ls: SylkServer, params: Any) -> dict[str, Any]:
         return ls.status()
 
-    @server.command(CMD_STATUS)
+    @command(server, "status", CMD_STATUS)
     def cmd_status(ls: SylkServer, *args: Any) -> dict[str, Any]:
         return ls.status()
 
-    @server.command(CMD_REINDEX)
+    @command(server, "lifecycle", CMD_REINDEX)
     async def cmd_reindex(ls: SylkServer, *args: Any) -> dict[str, Any]:
         ls.start_indexing("Re-indexing workspace")
         return {"started": True}
 
+    settings.setup(server, on_change=register_enabled)
     symbols.setup(server)
     search.setup(server)
     hover.setup(server)

@@ -10,6 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from ..engine import documents
+from .handlers import feature
 
 if TYPE_CHECKING:
     from .folders import Folder
@@ -49,7 +50,7 @@ def setup(server: SylkServer) -> None:
     from .search import _to_dict
 
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
-    @server.feature(INDEX_DOCUMENT)
+    @feature(server, "documents", INDEX_DOCUMENT)
     async def index_document(ls: Any, params: Any) -> Any:
         raw = params if isinstance(params, dict) else _to_dict(params)
         if not isinstance(raw, dict):
@@ -68,7 +69,7 @@ def setup(server: SylkServer) -> None:
         folder.embed_soon([doc.path])
         return {**doc.summary(), "chunks": len(engine.manifest.chunk_ids([doc.path]))}
 
-    @server.feature(REMOVE_DOCUMENT)
+    @feature(server, "documents", REMOVE_DOCUMENT)
     async def remove_document(ls: Any, params: Any) -> Any:
         raw = params if isinstance(params, dict) else _to_dict(params)
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):

@@ -24,7 +24,7 @@ from ..engine.indexer import IndexReport, Progress
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from ..service import INDEXING, Reporter, Severity, WorkspaceService, progress_text
-from .convert import uri_to_rel
+from .convert import path_to_uri, uri_to_rel
 
 PROGRESS_INTERVAL_S = 0.2
 
@@ -54,8 +54,10 @@ class Host(Protocol):
 class Folder(Reporter):
     reindex_hint = "'Sylk: Reindex Workspace'"
 
-    def __init__(self, host: Host, root: Path, settings: config.Settings) -> None:
+    def __init__(self, host: Host, root: Path, settings: config.Settings, uri: str | None = None) -> None:
+        """``uri``: the folder's URI as the client named it (the ``scopeUri`` of its settings)."""
         self.host = host
+        self.uri = uri or path_to_uri(root, "").rstrip("/")
         self.service = WorkspaceService(root, settings, self, jobs=host.jobs, first_paths=self.open_paths)
         self._reported: dict[str, float] = {}  # token -> when it was last reported (throttled)
 
@@ -98,9 +100,6 @@ class Folder(Reporter):
 
     def start_indexing(self, title: str = INDEXING) -> None:
         self.service.start_indexing(title)
-
-    def start_watching(self) -> None:
-        self.service.start_watching()
 
     def embed_soon(self, paths: list[str] = ()) -> None:  # type: ignore[assignment]
         """Embed the new chunks of ``paths`` next (joining a running pass) or start a pass."""

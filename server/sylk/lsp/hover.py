@@ -1,6 +1,8 @@
 """Hover: the definition(s) of the identifier under the cursor, from the index (any
 file, any folder), and the code nearest to it by meaning. ``sylk/similar``: the
-chunks nearest by meaning to a location. Both read stored vectors only."""
+chunks nearest by meaning to a location. Both read stored vectors only. Hover is always
+registered (its definitions need no model; the related code says when semantic search
+is off); ``sylk/similar`` only by ``setup_similar``, when embedding is on."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from ..languages import language_for_path
 from ..search import related
 from ..search.symbol_search import SymbolHit
 from . import convert
+from .handlers import feature
 
 if TYPE_CHECKING:
     from ..engine.workspace import Workspace
@@ -101,7 +104,7 @@ def _wire(root: Path, r: related.Related) -> dict[str, Any]:
 
 
 def setup(server: SylkServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @feature(server, "hover", types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: SylkServer, params: types.HoverParams) -> types.Hover | None:
         line = _line_of(ls, params.text_document.uri, params.position.line)
         if line is None:
@@ -115,6 +118,8 @@ def setup(server: SylkServer) -> None:
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
                                                         value=hover_markdown(name, defs, near, note)))
 
+
+def setup_similar(server: SylkServer) -> None:
     def similar_at(ls: SylkServer, folder: Folder, engine: Workspace, rel: str, line: int,
                    limit: int) -> dict[str, Any]:
         chunk = related.chunk_of(engine, rel, line)
@@ -129,7 +134,7 @@ def setup(server: SylkServer) -> None:
         return out
 
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
-    @server.feature(SIMILAR)
+    @feature(server, "similar", SIMILAR)
     async def sylk_similar(ls: Any, params: Any) -> Any:
         from .search import _to_dict
 

@@ -18,6 +18,7 @@ from ..search.hybrid import SearchResult
 from ..search.query import QueryError, SearchRequest, Weights, request_from_params
 from ..search.roles import roles_of
 from . import convert
+from .handlers import command, feature
 
 if TYPE_CHECKING:
     from ..engine.workspace import Workspace
@@ -185,11 +186,11 @@ def setup(server: SylkServer) -> None:
         return out
 
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
-    @server.feature(SEARCH)
+    @feature(server, "search", SEARCH)
     async def sylk_search(ls: Any, params: Any) -> Any:
         return await run(ls, params)
 
-    @server.command(CMD_SEARCH)
+    @command(server, "search", CMD_SEARCH)
     async def cmd_search(ls: Any, *args: Any) -> Any:
         params = args[0] if len(args) == 1 else (args[0][0] if args and isinstance(args[0], list) and args[0] else {})
         return await run(ls, params)

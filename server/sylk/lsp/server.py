@@ -27,6 +27,7 @@ from .. import __version__, config
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from ..service import INDEXING
+from .convert import uri_to_rel
 from .folders import Folder
 
 log = logging.getLogger("sylk")
@@ -38,13 +39,22 @@ CMD_CLEAR = "sylk.clearIndex"
 
 
 class SylkProtocol(LanguageServerProtocol):
-    """Positions are stored as UTF-16 columns, so UTF-16 is the only encoding we offer."""
+    """Positions are stored as UTF-16 columns, so UTF-16 is the only encoding we offer.
+    Sylk's own requests (``sylk/search``, ...) registered at initialize are listed under
+    ``experimental.sylk.requests`` of the capabilities, as the standard features are."""
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
         if params.capabilities.general is not None:
             params.capabilities.general.position_encodings = None
-        return (yield from super().lsp_initialize(params))
+        result = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {"sylk": {"requests": sorted(own_requests(self.fm.features))}}
+        return result
+
+
+def own_requests(methods: Any) -> list[str]:
+    """Sylk's own request methods among ``methods``."""
+    return [m for m in methods if m.startswith("sylk/")]
 
 
 class SylkServer(LanguageServer):
@@ -79,8 +89,6 @@ class SylkServer(LanguageServer):
     def folder_for(self, uri: str) -> tuple[Folder, str] | None:
         """The folder holding the document ``uri`` (the innermost, for nested folders) and the
         document's path relative to it."""
-        from .convert import uri_to_rel
-
         best: tuple[Folder, str] | None = None
         for folder in self.folders.values():
             rel = uri_to_rel(folder.root, uri)
@@ -91,12 +99,14 @@ class SylkServer(LanguageServer):
     def engines(self) -> list[tuple[Folder, Workspace]]:
         return [(f, f.engine) for f in self.folders.values() if f.engine is not None]
 
-    def add_folder(self, root: Path) -> Folder | None:
+    def add_folder(self, root: Path, uri: str | None = None) -> Folder | None:
+        """A new folder with the settings of ``client_options`` (its own settings from the
+        client follow: see settings.configure); None if it is open already."""
         if root in self.folders:
             return None
         settings, problems = config.resolve(root, self.client_options)
         self._problems.extend(p for p in problems if p not in self._problems)
-        folder = self.folders[root] = Folder(self, root, settings)
+        folder = self.folders[root] = Folder(self, root, settings, uri)
         return folder
 
     def remove_folder(self, root: Path) -> None:
@@ -131,24 +141,6 @@ class SylkServer(LanguageServer):
     def submit(self, name: str, fn: Callable[..., Any], *args: Any, embed: bool = False) -> cf.Future | None:
         """Run ``fn`` on the indexing thread (or the embedding thread); see ``jobs.Jobs``."""
         return self.jobs.submit(name, fn, *args, embed=embed)
-
-    # settings -----------------------------------------------------------
-    def apply_settings(self, options: Any) -> list[Folder]:
-        """Resolve settings for every folder; report problems; the folders to re-index."""
-        self.client_options = options
-        stale = []
-        for folder in self.folders.values():
-            new, problems = config.resolve(folder.root, options)
-            self._problems.extend(p for p in problems if p not in self._problems)
-            if folder.apply_settings(new):
-                stale.append(folder)
-            elif new.watch and folder.engine is not None and not folder.indexing:
-                folder.start_watching()
-        problems = self.take_problems()
-        if problems:
-            self.message("invalid settings, using defaults for them: " + "; ".join(problems),
-                         types.MessageType.Warning)
-        return stale
 
     # progress -----------------------------------------------------------
     def supports_progress(self) -> bool:
@@ -226,16 +218,15 @@ class SylkServer(LanguageServer):
             folder.close_engine()
 
 
-def roots_of(params: types.InitializeParams) -> list[Path]:
-    """The workspace folders, else the root URI (or path) of older clients."""
-    roots: list[Path] = []
+def roots_of(params: types.InitializeParams) -> dict[Path, str | None]:
+    """The workspace folders (root -> the URI the client gave), else the root URI (or
+    path) of older clients."""
+    roots: dict[Path, str | None] = {}
     candidates = [f.uri for f in params.workspace_folders or []] or [params.root_uri or ""]
     for candidate in candidates:
         fs = to_fs_path(candidate) if candidate else None
         if fs:
-            root = Path(fs).resolve()
-            if root not in roots:
-                roots.append(root)
+            roots.setdefault(Path(fs).resolve(), candidate)
     if not roots and params.root_path:
-        roots.append(Path(params.root_path).resolve())
+        roots[Path(params.root_path).resolve()] = None
     return roots

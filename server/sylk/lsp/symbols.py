@@ -1,4 +1,6 @@
-"""workspace/symbol, textDocument/documentSymbol, and re-indexing a saved file."""
+"""workspace/symbol, textDocument/documentSymbol, and re-indexing a saved file. The
+symbols of unsaved buffers (``textDocument/didChange``, setting ``unsavedSymbols``) are
+registered by ``setup_unsaved`` only when that setting is on."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pygls.uris import to_fs_path
 from ..ingest.symbols import extract_for_path
 from ..search.symbol_search import SymbolHit
 from . import convert
+from .handlers import feature
 
 if TYPE_CHECKING:
     from ..engine.workspace import Workspace
@@ -21,6 +24,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sylk.symbols")
 UNSAVED_DELAY_S = 0.25
+# Unsaved buffers waiting to be parsed (uri -> timer); one server per process.
+pending: dict[str, asyncio.TimerHandle] = {}
 
 
 def _located(ls: SylkServer, uri: str) -> tuple[Folder, Workspace, str] | None:
@@ -35,7 +40,7 @@ def _located(ls: SylkServer, uri: str) -> tuple[Folder, Workspace, str] | None:
 
 
 def setup(server: SylkServer) -> None:
-    @server.feature(types.WORKSPACE_SYMBOL)
+    @feature(server, "symbols", types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: SylkServer,
                                params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         engines = ls.engines()
@@ -54,8 +59,7 @@ def setup(server: SylkServer) -> None:
             ranked.sort(key=lambda t: (t[0], t[1]))
         return [convert.symbol_information(root, h) for _t, _i, root, h in ranked[:limit]]
 
-    @server.thread()
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @feature(server, "symbols", types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, thread=True)
     def document_symbol(ls: SylkServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
         uri = params.text_document.uri
         doc = ls.workspace.text_documents.get(uri)
@@ -71,38 +75,12 @@ def setup(server: SylkServer) -> None:
                 return []
         return convert.document_symbols(extract_for_path(fs, source))
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @feature(server, "symbols", types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SylkServer, params: types.DidOpenTextDocumentParams) -> None:
         # a file the user opens is embedded next if the background pass has not reached it
         found = _located(ls, params.text_document.uri)
         if found is not None:
             found[1].prioritize([found[2]])
-
-    # Unsaved buffers: workspace/symbol finds a function typed a moment ago. The text is
-    # parsed a short while after the typing stops, off the event loop.
-    pending: dict[str, asyncio.TimerHandle] = {}
-
-    def buffer_symbols(ls: SylkServer, uri: str) -> None:
-        pending.pop(uri, None)
-        found = _located(ls, uri)
-        doc = ls.workspace.text_documents.get(uri)
-        if found is None or doc is None:
-            return
-        folder, engine, rel = found
-        if not folder.settings.unsaved_symbols or engine.scan_ignored(rel):
-            return
-        source = doc.source.encode("utf-8", "surrogatepass")
-        asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.set_unsaved, rel, source)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: SylkServer, params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        if _located(ls, uri) is None:
-            return
-        timer = pending.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        pending[uri] = asyncio.get_running_loop().call_later(UNSAVED_DELAY_S, buffer_symbols, ls, uri)
 
     def back_to_disk(ls: SylkServer, uri: str, restore: bool) -> None:
         timer = pending.pop(uri, None)
@@ -116,11 +94,11 @@ def setup(server: SylkServer) -> None:
             else:
                 engine.keep_unsaved(rel)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @feature(server, "symbols", types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SylkServer, params: types.DidCloseTextDocumentParams) -> None:
         back_to_disk(ls, params.text_document.uri, restore=True)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @feature(server, "symbols", types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SylkServer, params: types.DidSaveTextDocumentParams) -> None:
         # the file now holds the buffer's text: its symbols stay until the re-index replaces them
         back_to_disk(ls, params.text_document.uri, restore=False)
@@ -136,3 +114,30 @@ def setup(server: SylkServer) -> None:
             folder.embed_soon([rel])  # joins a running embedding pass as its next file, or runs one
 
         ls.submit(f"re-indexing {rel}", reindex_then_embed)
+
+
+def setup_unsaved(server: SylkServer) -> None:
+    """Unsaved buffers: workspace/symbol finds a function typed a moment ago. The text is
+    parsed a short while after the typing stops, off the event loop."""
+
+    def buffer_symbols(ls: SylkServer, uri: str) -> None:
+        pending.pop(uri, None)
+        found = _located(ls, uri)
+        doc = ls.workspace.text_documents.get(uri)
+        if found is None or doc is None:
+            return
+        folder, engine, rel = found
+        if not folder.settings.unsaved_symbols or engine.scan_ignored(rel):
+            return
+        source = doc.source.encode("utf-8", "surrogatepass")
+        asyncio.get_running_loop().run_in_executor(ls.thread_pool, engine.set_unsaved, rel, source)
+
+    @feature(server, "symbols", types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: SylkServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if _located(ls, uri) is None:
+            return
+        timer = pending.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        pending[uri] = asyncio.get_running_loop().call_later(UNSAVED_DELAY_S, buffer_symbols, ls, uri)

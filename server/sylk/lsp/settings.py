@@ -1,0 +1,87 @@
+"""Settings per folder, and live. ``workspace/configuration`` is asked once for every
+folder, with the folder's URI as ``scopeUri`` (section ``sylk``): after ``initialized``,
+for folders added later, and after ``workspace/didChangeConfiguration``. Each folder
+resolves its own settings (``config.resolve``: defaults < ``.sylk.toml`` /
+``[tool.sylk]`` < environment < initializationOptions < the folder's answer) and its
+service applies them at once (watcher, embedding; a re-index when what is indexed
+changed). Invalid values: one ``window/showMessage`` naming them; their defaults are
+used and the rest applies.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .. import config
+from .handlers import feature
+
+if TYPE_CHECKING:
+    from .folders import Folder
+    from .server import SylkServer
+
+log = logging.getLogger("sylk")
+REINDEXING = "Re-indexing after a settings change"
+
+
+def supports_configuration(ls: SylkServer) -> bool:
+    caps = ls.client_capabilities.workspace
+    return bool(caps is not None and caps.configuration)
+
+
+async def ask(ls: SylkServer, folders: Sequence[Folder]) -> list[Mapping[str, Any] | None]:
+    """The client's ``sylk`` settings for each folder (None where it has none or cannot say)."""
+    if not folders or not supports_configuration(ls):
+        return [None] * len(folders)
+    try:
+        answer = await ls.workspace_configuration_async(types.ConfigurationParams(items=[
+            types.ConfigurationItem(scope_uri=f.uri, section="sylk") for f in folders]))
+    except Exception as exc:  # the client failed to answer: keep what we have
+        log.warning("workspace/configuration failed: %s", exc)
+        return [None] * len(folders)
+    answers = list(answer or [])[:len(folders)]
+    answers += [None] * (len(folders) - len(answers))
+    return [a if isinstance(a, Mapping) else None for a in answers]
+
+
+def report(ls: SylkServer, problems: Sequence[str]) -> None:
+    """One message naming every invalid setting (each once)."""
+    unique = list(dict.fromkeys(problems))
+    if unique:
+        ls.message("invalid settings, using defaults for them: " + "; ".join(unique), types.MessageType.Warning)
+
+
+async def configure(ls: SylkServer, folders: Sequence[Folder], fallback: Mapping[str, Any] | None = None,
+                    problems: Sequence[str] = ()) -> list[Folder]:
+    """Ask for, resolve and apply the settings of ``folders`` (``fallback``: a folder's
+    settings when the client gives none for it); report the problems (with ``problems``
+    met before) in one message. Returns the folders whose indexed files changed."""
+    found = list(problems)
+    stale = []
+    for folder, scoped in zip(folders, await ask(ls, folders)):
+        settings, met = config.resolve(folder.root, ls.client_options, scoped=scoped if scoped is not None
+                                       else fallback)
+        found.extend(met)
+        if folder.apply_settings(settings):
+            stale.append(folder)
+    report(ls, found)
+    return stale
+
+
+def setup(server: SylkServer, on_change: Callable[[SylkServer], None]) -> None:
+    """``on_change``: called after the settings changed (to register features turned on)."""
+
+    @feature(server, "settings", types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: SylkServer, params: types.DidChangeConfigurationParams) -> None:
+        sent = params.settings.get("sylk", params.settings) if isinstance(params.settings, dict) else None
+        if not supports_configuration(ls):  # the pushed settings are the client's, for every folder
+            if sent is None:
+                return
+            ls.client_options = sent
+            sent = None
+        for folder in await configure(ls, list(ls.folders.values()), fallback=sent):
+            folder.start_indexing(REINDEXING)
+        on_change(ls)
