@@ -138,8 +138,8 @@ def main() -> int:
         ws.load_semantic()
         state = ws.index_state()
         size = sum(p.stat().st_size for p in (scratch / "index").rglob("*") if p.is_file())
-        print(f"chunks {state['chunks']} (embedded {state['embedded']}), index {size / 2**20:.1f} MiB = "
-              f"{size / 2**20 / state['chunks'] * 1000:.2f} MiB per 1,000 chunks")
+        print(f"chunks {state.chunks} (embedded {state.embedded}), index {size / 2**20:.1f} MiB = "
+              f"{size / 2**20 / state.chunks * 1000:.2f} MiB per 1,000 chunks")
         inproc: dict[str, list[float]] = {m: [] for m in MODES}
         for q in queries:
             for m in MODES:

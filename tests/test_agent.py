@@ -10,6 +10,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from sylk.search import agent
 from sylk.search.query import QueryError, request_from_params
+from sylk.search.results import Hit
 from test_lsp import start, wait_for_progress_end
 
 
@@ -21,14 +22,24 @@ def test_expand_splits_identifiers_and_adds_synonyms_without_repeating_the_query
     assert agent.expand_terms("zzz qqq") == ()
 
 
+def _hit(path: str, language: str = "python", kind: str = "function", type: str = "source_code") -> Hit:
+    return Hit(0, path, language, type, kind, "name", "", 0, 1, 1.0, 1, None)
+
+
 def test_group_by_keeps_the_order_of_each_groups_best_hit():
-    hits = [{"path": "a/x.py", "language": "python", "kind": "function"},
-            {"path": "b/y.go", "language": "go", "kind": "method"},
-            {"path": "a/x.py", "language": "python", "kind": "class"}]
-    assert agent.group(hits, "file") == [{"value": "a/x.py", "count": 2, "hits": [0, 2]},
-                                         {"value": "b/y.go", "count": 1, "hits": [1]}]
-    assert [g["value"] for g in agent.group(hits, "folder")] == ["a", "b"]
-    assert [g["value"] for g in agent.group(hits, "kind")] == ["function", "method", "class"]
+    hits = [_hit("a/x.py", "python", "function"), _hit("b/y.go", "go", "method"), _hit("a/x.py", "python", "class")]
+    assert agent.group(hits, "file") == [agent.Group("a/x.py", 2, (0, 2)), agent.Group("b/y.go", 1, (1,))]
+    assert [g.value for g in agent.group(hits, "folder")] == ["a", "b"]
+    assert [g.value for g in agent.group(hits, "kind")] == ["function", "method", "class"]
+
+
+def test_summary_counts_the_returned_hits_and_a_commit_has_no_language():
+    hits = [_hit("a/x.py"), _hit("a/x.py", kind="class"), _hit("", "git", "commit", "git_commit")]
+    s = agent.summary(hits, 40)
+    assert (s.total_hits, s.returned, s.files) == (40, 3, 2)
+    assert s.top_files == {"a/x.py": 2, None: 1}
+    assert s.languages == {"python": 2, "text": 1} and s.kinds == {"function": 1, "class": 1, "commit": 1}
+    assert [g.value for g in agent.group(hits, "language")] == ["python", "text"]
 
 
 def test_request_options_are_validated_naming_the_field():
@@ -57,20 +68,19 @@ def test_request_options_are_validated_naming_the_field():
      {"src/limiter.rs"}, {"crate::limiter::TokenBucket": "src/limiter.rs", "std::time::Duration": None}),
 ])
 def test_imports_resolve_to_workspace_files(language, importer, text, files, want):
-    found = {e["module"]: e["path"] for e in agent.related_files(
-        [{"path": importer, "language": language}], lambda p: text, files | {importer})}
+    found = {e.module: e.path for e in agent.related_files(
+        [_hit(importer, language)], lambda p: text, files | {importer})}
     assert found == want
 
 
 def test_follow_ups_suggest_filters_from_facets_and_help_when_nothing_matched():
-    facets = {"language": [{"value": "python", "count": 8}, {"value": "go", "count": 2}],
-              "folder": [{"value": "app", "count": 7}, {"value": "services", "count": 3}],
-              "kind": [{"value": "method", "count": 6}, {"value": "function", "count": 4}]}
+    facets = {"language": [("python", 8), ("go", 2)], "folder": [("app", 7), ("services", 3)],
+              "kind": [("method", 6), ("function", 4)]}
     ups = agent.follow_ups("retry", "hybrid", facets, 10, semantic_ready=True, expanded=False)
-    queries = [u["query"] for u in ups]
+    queries = [u.query for u in ups]
     assert "lang:python retry" in queries and "path:app/** retry" in queries and "kind:function retry" in queries
     none = agent.follow_ups("zzz", "lexical", {}, 0, semantic_ready=True, expanded=False)
-    assert [u["options"] for u in none] == ["expand", "mode=semantic", "fuzzy"]
+    assert [u.options for u in none] == ["expand", "mode=semantic", "fuzzy"]
 
 
 @pytest.fixture

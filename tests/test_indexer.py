@@ -120,7 +120,7 @@ def test_bad_files_are_counted_not_fatal(workspace: Path):
     assert report.skipped["too-large"] == 1
     assert report.replaced_utf8 == 1
     assert ws.search_symbols("after_bad_bytes")[0].path == "latin1.py"
-    reasons = {s["path"]: s["reason"] for s in ws.status()["skipped"]}
+    reasons = {s.path: s.reason for s in ws.status().skipped}
     assert reasons == {"blob.bin": "binary", "huge.py": "too-large"}
     ws.close()
 
@@ -147,10 +147,10 @@ def test_status_counts(workspace: Path):
     ws = open_ws(workspace)
     ws.index()
     st = ws.status()
-    assert st["files"] == 16
-    langs = {l["language"]: l["files"] for l in st["languages"]}
+    assert st.files == 16
+    langs = {l.language: l.files for l in st.languages}
     assert langs["python"] == 4 and langs["markdown"] == 1
-    assert st["indexBytes"] > 0 and st["lastIndexed"] is not None
+    assert st.index_bytes > 0 and st.last_indexed is not None
     ws.close()
 
 
@@ -179,5 +179,5 @@ def test_cancel_leaves_a_consistent_index(workspace: Path):
     # whatever was committed is in the manifest; the next run finishes the job
     rest = ws.index()
     assert report.added + rest.added == 16
-    assert ws.status()["files"] == 16
+    assert ws.status().files == 16
     ws.close()

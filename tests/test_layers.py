@@ -4,6 +4,7 @@ never imports the LSP stack (the seam that keeps the CLI and other front ends th
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk.engine",),  # the indexer run, documents, git metadata, integrity
     ("sylk.jobs", "sylk.watch"),  # the long-running service's parts
     ("sylk.service",),  # one WorkspaceService for every front end
+    ("sylk.wire",),  # the JSON the front ends share (status, CLI/MCP hits and symbols)
     ("sylk.lsp", "sylk.mcp"),  # front ends: neither imports the other
     ("sylk.cli",),  # the command line, which starts the other two
 )
@@ -181,3 +183,46 @@ def test_core_imports_without_pygls():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+# Where camelCase (wire) keys may be written: the front ends and their shared wire module.
+WIRE_UNITS = ("sylk.lsp", "sylk.mcp", "sylk.cli", "sylk.wire")
+# Modules below the front ends that keep camelCase keys, and why.
+CAMEL_KEYS_ALLOWED = {
+    "sylk.config": "the settings tree's camelCase form: the names settings have in the client, in TOML "
+                   "and in SYLK_* variables, turned into the attrs tree by cattrs there",
+}
+_CAMEL = re.compile(r"[a-z]+[A-Z]")
+
+
+def camel_keys(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, key) of every camelCase key a module writes: in a dict literal, as
+    ``dict(someKey=...)``, or as ``d["someKey"] = ...``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        keys: list[object] = []
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            keys = [k.arg for k in node.keywords]
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
+            keys = [node.slice.value]
+        found.extend((node.lineno, k) for k in keys if isinstance(k, str) and _CAMEL.search(k))
+    return found
+
+
+def test_the_core_returns_records_not_wire_dicts():
+    """camelCase dicts (wire shapes) are built only by the front ends' wire modules."""
+    found = []
+    for path in sorted((SERVER / "sylk").rglob("*.py")):
+        module = _module_name(path)
+        if _unit(module) in WIRE_UNITS or module in CAMEL_KEYS_ALLOWED:
+            continue
+        found += [f"{module}:{line} {key!r}" for line, key in camel_keys(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == [], "wire dicts below the front ends (return a record): " + ", ".join(found)
+
+
+def test_the_wire_check_sees_each_way_of_writing_a_key():
+    code = ('a = {"tookMs": 1, "query": "x", 2: 3}\nb = dict(totalHits=0, files=1)\n'
+            'c = {}\nc["nextOffset"] = 4\nd = {"snake_case": 1, "URL": 2}\n')
+    assert camel_keys(ast.parse(code)) == [(1, "tookMs"), (2, "totalHits"), (4, "nextOffset")]

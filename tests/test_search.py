@@ -87,7 +87,7 @@ def test_facets_count_the_candidates(ws: Workspace):
 def test_semantic_mode_says_when_it_cannot_answer(ws: Workspace):
     result = ws.search(SearchRequest("anything", "semantic"))
     assert result.hits == [] and "semantic" in (result.message or "")
-    assert result.index["chunks"] > 50 and result.index["ready"] is False
+    assert result.index.chunks > 50 and result.index.ready is False
 
 
 def test_cli_search_json_and_paths(workspace: Path):
@@ -153,7 +153,7 @@ def test_hybrid_fuses_both_sides(semantic_ws: Workspace):
     top = result.hits[0]
     assert top.path == "app/http.py"
     assert top.lexical_rank is not None and top.semantic_rank is not None
-    assert result.index["ready"] is True and result.index["pending"] == 0
+    assert result.index.ready is True and result.index.pending == 0
     assert result.message is None
 
 
@@ -221,7 +221,7 @@ def test_disabled_embedding_serves_lexical_and_says_why(workspace: Path, tmp_pat
     result = w.search(SearchRequest("get_user_by_id"))
     assert result.hits[0].symbol == "get_user_by_id"
     assert result.message is not None and "disabled" in result.message
-    assert result.index["ready"] is False
+    assert result.index.ready is False
     w.close()
 
 

@@ -111,7 +111,8 @@ class Settings:
             )
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
+    """snake_case -> camelCase: the names on the wire."""
     head, *rest = name.split("_")
     return head + "".join(p.title() for p in rest)
 
@@ -123,7 +124,7 @@ def _snake(name: str) -> str:
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     for cls in (WeightSettings, SearchSettings, SymbolSettings, EmbeddingSettings, Settings):  # nested first
-        overrides = {f.name: override(rename=_camel(f.name)) for f in attrs.fields(cls)}
+        overrides = {f.name: override(rename=camel(f.name)) for f in attrs.fields(cls)}
         conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
         conv.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, conv, **overrides))
     return conv
@@ -143,7 +144,7 @@ class SettingsError(ValueError):
 def _normalise_keys(data: Any) -> Any:
     """Accept snake_case keys (TOML users write them) by turning them camelCase."""
     if isinstance(data, Mapping):
-        return {(_camel(k) if isinstance(k, str) and "_" in k else k): _normalise_keys(v)
+        return {(camel(k) if isinstance(k, str) and "_" in k else k): _normalise_keys(v)
                 for k, v in data.items()}
     return data
 
@@ -183,7 +184,7 @@ def _describe(exc: BaseException, type_: Any) -> str:
 
 def _camel_path(message: str) -> str:
     head, sep, path = message.rpartition(" @ ")
-    return f"{head}{sep}{'.'.join(_camel(p) for p in path.split('.'))}" if sep else message
+    return f"{head}{sep}{'.'.join(camel(p) for p in path.split('.'))}" if sep else message
 
 
 def unstructure(settings: Settings) -> dict[str, Any]:

@@ -13,16 +13,15 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config, service
+from .. import config, service, wire
 from ..engine import documents
 from ..engine.indexer import Progress
 from ..engine.workspace import Workspace, clear_index
 from ..errors import IndexError_
 from ..model import is_virtual
-from ..store import integrity
 from .args import workspace_root
 from .errors import CliError
-from .render import human_size
+from .render import human_size, print_verification, verification_json
 
 KIND_WIDTH = 11
 
@@ -130,9 +129,7 @@ def cmd_symbols(args: argparse.Namespace) -> int:
     finally:
         ws.close()
     if args.format == "json":
-        from ..search.symbol_search import symbol_json
-
-        print(json.dumps([symbol_json(h) for h in hits], indent=2))
+        print(json.dumps([wire.symbol_json(h) for h in hits], indent=2))
         return 0
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     for h in hits:
@@ -149,7 +146,6 @@ def cmd_symbols(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..search.hybrid import result_json
     from ..search.query import Filters, QueryError, SearchRequest, Weights, parse_inline
 
     root = workspace_root(args.path)
@@ -185,7 +181,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     finally:
         ws.close()
     if args.format == "json":
-        print(json.dumps(result_json(result), indent=2, ensure_ascii=False))
+        print(json.dumps(wire.result_json(result), indent=2, ensure_ascii=False))
         return 0 if result.hits else 1
     if args.format == "paths":
         seen: set[str] = set()
@@ -219,9 +215,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     footer = f"{len(result.hits)} of {result.total_hits} hits in {result.took_ms:.1f} ms, mode {result.mode}"
     if result.message:
         footer += f" ({result.message})"
-    elif result.mode != "lexical" and result.index.get("pending"):
+    elif result.mode != "lexical" and result.index.pending:
         idx = result.index
-        footer += (f" (semantic side: {idx['embedded']} of {idx['chunks']} chunks embedded;"
+        footer += (f" (semantic side: {idx.embedded} of {idx.chunks} chunks embedded;"
                    " 'sylk index' embeds the rest)")
     print(footer, file=sys.stderr)
     return 0 if result.hits else 1
@@ -248,64 +244,33 @@ def cmd_status(args: argparse.Namespace) -> int:
         ws.close()
     status = 0 if check is None or check.clean else 1
     if args.format == "json":
+        out = wire.status_json(st)
         if check is not None:
-            st["verify"] = check.to_json()
-        print(json.dumps(st, indent=2))
+            out["verify"] = verification_json(check)
+        print(json.dumps(out, indent=2))
         return status
-    last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st["lastIndexed"])) if st["lastIndexed"] else "never"
-    print(f"workspace     {st['root']}")
-    print(f"index         {st['indexDir']} ({human_size(st['indexBytes'])})")
-    print(f"files         {st['files']}")
-    print(f"symbols       {st['symbols']}")
-    print(f"chunks        {st.get('chunks', 0)} ({st.get('embedded', 0)} embedded, {st.get('pending', 0)} pending)")
+    last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st.last_indexed)) if st.last_indexed else "never"
+    print(f"workspace     {st.root}")
+    print(f"index         {st.index_dir} ({human_size(st.index_bytes)})")
+    print(f"files         {st.files}")
+    print(f"symbols       {st.symbols}")
+    print(f"chunks        {st.chunks} ({st.embedded} embedded, {st.pending} pending)")
     print(f"last indexed  {last}")
-    if st["languages"]:
-        print("languages     " + ", ".join(f"{l['language']} {l['files']} files/{l['symbols']} symbols"
-                                           for l in st["languages"]))
-    skipped = st["skipped"]
-    if skipped:
+    if st.languages:
+        print("languages     " + ", ".join(f"{l.language} {l.files} files/{l.symbols} symbols"
+                                           for l in st.languages))
+    if st.skipped:
         by_reason: dict[str, list[str]] = {}
-        for s in skipped:
-            by_reason.setdefault(s["reason"], []).append(s["path"])
-        print(f"skipped       {len(skipped)} files")
+        for s in st.skipped:
+            by_reason.setdefault(s.reason, []).append(s.path)
+        print(f"skipped       {len(st.skipped)} files")
         for reason, paths in sorted(by_reason.items()):
             shown = ", ".join(paths[:5]) + (f", ... ({len(paths) - 5} more)" if len(paths) > 5 else "")
             print(f"  {reason:<18} {len(paths):>5}  {shown}")
-    print(f"merkle root   {st['merkleRoot']}")
+    print(f"merkle root   {st.merkle_root}")
     if check is not None:
-        _print_verification(check)
+        print_verification(check)
     return status
-
-
-_DRIFT_LABELS = {
-    "filesNotIndexed": "files on disk, not indexed",
-    "filesGone": "indexed files gone from disk",
-    "filesChanged": "indexed files changed on disk",
-    "chunksWithoutDocument": "chunks without a text document",
-    "orphanDocuments": "orphan text documents",
-    "duplicateDocuments": "duplicate text documents",
-    "vectorsWithoutChunk": "vectors without a chunk",
-    "vectorsNotEmbedded": "vectors of chunks not marked embedded",
-    "embeddedWithoutVector": "embedded chunks without a vector",
-    "staleMerkleRoot": "stale Merkle root in the manifest",
-}
-
-
-def _print_verification(check: integrity.Verification) -> None:
-    if check.clean:
-        print("verify        clean: the manifest, the text index, the vectors and the disk agree")
-    else:
-        print("verify        drift found ('sylk index --repair' fixes it)")
-    samples = {"filesNotIndexed": check.not_indexed, "filesGone": check.gone, "filesChanged": check.changed}
-    for key, n in check.counts().items():
-        shown = ", ".join(samples.get(key, [])[:integrity.SAMPLES])
-        print(f"  {_DRIFT_LABELS[key]:<38} {n:>6}  {shown}".rstrip())
-    for problem in check.damage:
-        print(f"  damaged: {problem}")
-    if check.disk_root != check.manifest_root:
-        print(f"  disk Merkle root {check.disk_root} differs")
-    if check.writer_active:
-        print("  (another Sylk process is writing this index: some drift may be work in progress)")
 
 
 def _writable(ws: Workspace) -> None:

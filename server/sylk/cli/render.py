@@ -1,6 +1,14 @@
-"""Terminal rendering shared by the commands."""
+"""Terminal rendering shared by the commands, and the JSON only the CLI shows."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .. import wire
+from ..config import camel
+from ..store.integrity import SAMPLES, Verification
 
 
 def human_size(n: float) -> str:
@@ -10,3 +18,53 @@ def human_size(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return str(n)
+
+
+# integrity.DriftCounts' fields, as people read them
+DRIFT_LABELS = {
+    "files_not_indexed": "files on disk, not indexed",
+    "files_gone": "indexed files gone from disk",
+    "files_changed": "indexed files changed on disk",
+    "chunks_without_document": "chunks without a text document",
+    "orphan_documents": "orphan text documents",
+    "duplicate_documents": "duplicate text documents",
+    "vectors_without_chunk": "vectors without a chunk",
+    "vectors_not_embedded": "vectors of chunks not marked embedded",
+    "embedded_without_vector": "embedded chunks without a vector",
+    "stale_merkle_root": "stale Merkle root in the manifest",
+}
+
+
+def _samples(check: Verification) -> dict[str, list[str]]:
+    """Some of the paths behind the counts, by DriftCounts field."""
+    return {"files_not_indexed": check.not_indexed[:SAMPLES], "files_gone": check.gone[:SAMPLES],
+            "files_changed": check.changed[:SAMPLES]}
+
+
+def verification_json(check: Verification) -> dict[str, Any]:
+    """``sylk status --verify --format json``'s ``verify`` block."""
+    return {
+        "clean": check.clean,
+        "drift": wire.camel_dict(check.counts()),
+        "damage": check.damage,
+        "samples": {camel(k): v for k, v in _samples(check).items()},
+        "merkleRoot": {"manifest": check.manifest_root, "disk": check.disk_root},
+        "writerActive": check.writer_active,
+    }
+
+
+def print_verification(check: Verification) -> None:
+    if check.clean:
+        print("verify        clean: the manifest, the text index, the vectors and the disk agree")
+    else:
+        print("verify        drift found ('sylk index --repair' fixes it)")
+    samples = _samples(check)
+    for key, n in attrs.asdict(check.counts()).items():
+        shown = ", ".join(samples.get(key, []))
+        print(f"  {DRIFT_LABELS[key]:<38} {n:>6}  {shown}".rstrip())
+    for problem in check.damage:
+        print(f"  damaged: {problem}")
+    if check.disk_root != check.manifest_root:
+        print(f"  disk Merkle root {check.disk_root} differs")
+    if check.writer_active:
+        print("  (another Sylk process is writing this index: some drift may be work in progress)")

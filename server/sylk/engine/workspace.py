@@ -22,8 +22,9 @@ from pathlib import Path
 from ..config import Settings, index_dir_for
 from ..errors import IndexError_
 from ..model import doc_id, is_virtual
-from ..search.hybrid import HybridSearch, SearchResult
+from ..search.hybrid import HybridSearch
 from ..search.query import SearchRequest
+from ..search.results import IndexState, SearchResult
 from ..search.symbol_search import SymbolHit, SymbolTable
 from ..store import integrity
 from ..store.lexical import LexicalIndex
@@ -34,6 +35,7 @@ from . import documents
 from .embedding import EmbedQueue
 from .indexer import Indexer, IndexReport, Progress
 from .planner import Planner
+from .status import IndexStatus, LanguageCount, SkippedFile
 from .symbol_index import SymbolIndex
 
 INDEX_SIZE_TTL_S = 5.0
@@ -207,12 +209,11 @@ class Workspace:
     def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
         return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit)
 
-    def index_state(self) -> dict:
+    def index_state(self) -> IndexState:
         """The ``index`` block of a search result: how complete each side is."""
         chunks = self.manifest.chunk_counts()
-        files = self.manifest.counts()["files"]
-        return {"files": files, "chunks": chunks["chunks"], "embedded": chunks["embedded"],
-                "pending": chunks["pending"], "ready": chunks["pending"] == 0 and self.semantic_ready}
+        return IndexState(self.manifest.counts()["files"], chunks["chunks"], chunks["embedded"], chunks["pending"],
+                          chunks["pending"] == 0 and self.semantic_ready)
 
     def search_paths(self, text: str, limit: int = 20) -> list[str]:
         """Paths of the files whose chunks match ``text`` lexically, best first."""
@@ -224,7 +225,7 @@ class Workspace:
             self.load_semantic()
         state = self.index_state()
         note = self.semantic_message
-        if note is None and state["embedded"] == 0:
+        if note is None and state.embedded == 0:
             note = "semantic search is not ready yet: no chunk is embedded"
         return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
                             semantic_note=note).search(req, state)
@@ -244,24 +245,17 @@ class Workspace:
             cached = self._size_cache = (now, total)
         return cached[1]
 
-    def status(self) -> dict:
+    def status(self) -> IndexStatus:
         counts = self.manifest.counts()
         last = self.manifest.get_meta("last_indexed")
-        skipped = self.manifest.skipped()
-        size = self._index_bytes()
-        return {
-            "root": str(self.root),
-            "indexDir": str(self.index_dir),
-            "files": counts["files"],
-            "symbols": counts["symbols"],
-            "languages": [{"language": l, "files": f, "symbols": s or 0} for l, f, s in self.manifest.languages()],
-            "indexBytes": size,
-            "lastIndexed": float(last) if last else None,
-            "skipped": [{"path": p, "reason": r} for p, r in skipped],
-            "readOnly": not self.writable,
-            "merkleRoot": self.manifest.merkle_root(store=self.writable),
-            **{k: v for k, v in self.manifest.chunk_counts().items()},
-        }
+        chunks = self.manifest.chunk_counts()
+        return IndexStatus(
+            root=str(self.root), index_dir=str(self.index_dir), files=counts["files"], symbols=counts["symbols"],
+            languages=tuple(LanguageCount(l, f, s or 0) for l, f, s in self.manifest.languages()),
+            index_bytes=self._index_bytes(), last_indexed=float(last) if last else None,
+            skipped=tuple(SkippedFile(p, r) for p, r in self.manifest.skipped()), read_only=not self.writable,
+            merkle_root=self.manifest.merkle_root(store=self.writable),
+            chunks=chunks["chunks"], embedded=chunks["embedded"], pending=chunks["pending"])
 
 
 def semantic_state(settings: Settings, ws: Workspace | None) -> str:

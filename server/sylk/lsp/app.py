@@ -19,8 +19,7 @@ from pygls.uris import to_fs_path
 from .. import config
 from . import documents, hover, search, settings, symbols
 from .handlers import command, feature
-from .server import CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, log, roots_of
-
+from .server import CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, roots_of
 
 # Features with an on/off setting, registered only when some folder has them on at
 # initialize (so the capabilities tell the truth), or later when a settings change turns

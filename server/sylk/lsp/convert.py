@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -94,3 +95,18 @@ def _contains(parent: types.DocumentSymbol, s: Symbol) -> bool:
     pr = parent.range
     return (pr.start.line, pr.start.character) <= (s.range[0], s.range[1]) and \
         (s.range[2], s.range[3]) <= (pr.end.line, pr.end.character)
+
+
+def params_dict(params: Any) -> Any:
+    """pygls hands custom-request params over as a namespace object; turn it back into plain data."""
+    if isinstance(params, (str, int, float, bool)) or params is None:
+        return params
+    if hasattr(params, "_asdict"):  # a namedtuple: before the tuple case
+        return {k: params_dict(v) for k, v in params._asdict().items()}
+    if isinstance(params, (list, tuple)):
+        return [params_dict(p) for p in params]
+    if isinstance(params, dict):
+        return {k: params_dict(v) for k, v in params.items()}
+    if hasattr(params, "__dict__"):
+        return {k: params_dict(v) for k, v in vars(params).items()}
+    return params

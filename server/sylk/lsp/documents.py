@@ -10,6 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from ..engine import documents
+from . import convert
 from .handlers import feature
 
 if TYPE_CHECKING:
@@ -47,12 +48,11 @@ async def _on_index_thread(ls: SylkServer, name: str, fn: Any, *args: Any) -> An
 
 
 def setup(server: SylkServer) -> None:
-    from .search import _to_dict
 
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
     @feature(server, "documents", INDEX_DOCUMENT)
     async def index_document(ls: Any, params: Any) -> Any:
-        raw = params if isinstance(params, dict) else _to_dict(params)
+        raw = convert.params_dict(params)
         if not isinstance(raw, dict):
             raise JsonRpcInvalidParams("params: expected an object with id and text")
         folder = _folder(ls, raw)
@@ -71,7 +71,7 @@ def setup(server: SylkServer) -> None:
 
     @feature(server, "documents", REMOVE_DOCUMENT)
     async def remove_document(ls: Any, params: Any) -> Any:
-        raw = params if isinstance(params, dict) else _to_dict(params)
+        raw = convert.params_dict(params)
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
             raise JsonRpcInvalidParams("id: required, the document's id")
         folder = _folder(ls, raw)

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from .. import config
+from .. import config, wire
 from ..engine.indexer import IndexReport, Progress
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
@@ -153,7 +153,7 @@ class Folder(Reporter):
             "watch": {"active": service.watching, "error": watcher.error if watcher else None,
                       "pendingChanges": service.changes.pending, "changesApplied": service.changes_applied}}
         if engine is not None:
-            out.update(engine.status())
+            out.update(wire.status_json(engine.status()))
             out["semantic"] = {"ready": engine.semantic_ready, "state": self.semantic_state(),
                                "model": engine.embedder.model_id if engine.embedder else None,
                                "message": engine.semantic_message}

@@ -136,9 +136,8 @@ def setup_similar(server: SylkServer) -> None:
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
     @feature(server, "similar", SIMILAR)
     async def sylk_similar(ls: Any, params: Any) -> Any:
-        from .search import _to_dict
-
-        raw = params if isinstance(params, dict) else _to_dict(params)
+    
+        raw = convert.params_dict(params)
         if not isinstance(raw, dict):
             raise JsonRpcInvalidParams("params must be an object with uri and position")
         uri, pos, limit = raw.get("uri"), raw.get("position"), raw.get("limit", RELATED)

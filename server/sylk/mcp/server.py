@@ -9,7 +9,7 @@ chunks are embedded, and changes on disk (or another process's index runs) are
 followed: tools answer at once from what is indexed, and their results say how
 complete the index is. This module is a thin front end: requests are parsed by
 ``query.request_from_params`` (the same filters and checks as ``sylk/search``),
-results are shaped by the core's JSON helpers shared with the CLI.
+results are shaped by mcp/wire.py and the JSON shared with the CLI (sylk/wire.py).
 
 Only MCP messages go to stdout (the SDK points the process's fd 1 at stderr while
 it serves, so worker processes cannot write there either); logs go to stderr.
@@ -20,8 +20,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import sys
-import time
-from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,13 +32,13 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__, config
+from .. import wire as shared
 from ..engine.indexer import IndexReport
 from ..engine.workspace import Workspace
-from ..search.hybrid import result_json
 from ..search.query import MODES, TYPES, QueryError, Weights, request_from_params
 from ..search.roles import ROLES
-from ..search.symbol_search import symbol_json
 from ..service import Reporter, Severity, WorkspaceService
+from . import wire
 
 log = logging.getLogger("sylk.mcp")
 
@@ -151,59 +149,8 @@ class Service(Reporter):
             return "indexing"
         return "embedding" if ws.embedding else "ready"
 
-    def semantic_summary(self, index: dict[str, Any]) -> dict[str, Any]:
-        """How complete the semantic side of a search is, in one object."""
-        chunks, embedded = index.get("chunks", 0), index.get("embedded", 0)
-        state = self.workspace.semantic_state()
-        engine = self.workspace.engine
-        out: dict[str, Any] = {"state": state, "embeddedChunks": embedded, "totalChunks": chunks,
-                               "complete": state == "ready" and index.get("pending", 0) == 0}
-        if state in ("off", "unavailable"):
-            out["note"] = "semantic search is unavailable; results are lexical only" + (
-                f" ({engine.semantic_message})" if engine and engine.semantic_message else "")
-        elif not out["complete"]:
-            out["note"] = (f"{embedded} of {chunks} chunks embedded; embedding continues in the background, "
-                           "so semantic and hybrid results may miss the rest")
-        return out
-
     def status(self) -> dict[str, Any]:
-        ws = self.workspace
-        engine = ws.engine
-        out: dict[str, Any] = {"root": str(ws.root), "state": self.state()}
-        if engine is None:
-            if ws.open_error:
-                out["error"] = ws.open_error
-            return out
-        st = engine.status()
-        out.update({
-            "files": st["files"], "symbols": st["symbols"],
-            "chunks": st.get("chunks", 0), "embedded": st.get("embedded", 0), "pending": st.get("pending", 0),
-            "languages": st["languages"],
-            "lastIndexed": _iso(st["lastIndexed"]),
-            "indexDir": st["indexDir"], "indexBytes": st["indexBytes"],
-            "readOnly": st["readOnly"],
-        })
-        if engine.read_only_reason:
-            out["readOnlyReason"] = engine.read_only_reason
-        if st["skipped"]:
-            out["skipped"] = dict(Counter(s["reason"] for s in st["skipped"]).most_common())
-        out["indexing"] = {"active": ws.indexing, "filesDone": ws.index_progress.done,
-                           "filesTotal": ws.index_progress.total}
-        out["embedding"] = {"active": ws.embedding, "chunksDone": ws.embed_progress.done,
-                            "chunksTotal": ws.embed_progress.total, "state": ws.semantic_state(),
-                            "model": engine.embedder.model_id if engine.embedder else None}
-        if engine.semantic_message:
-            out["embedding"]["message"] = engine.semantic_message
-        if ws.last_embed:
-            out["embedding"]["lastRun"] = {"chunks": ws.last_embed.chunks, "seconds": round(ws.last_embed.seconds, 2),
-                                           "at": _iso(ws.last_embed.at)}
-        if ws.last_report is not None:
-            out["lastRun"] = {**_report_json(ws.last_report), "at": _iso(ws.last_run_at)}
-        out["watch"] = {"active": ws.watching, **({"error": ws.watcher.error} if ws.watcher and ws.watcher.error
-                                                  else {})}
-        if self.notes:
-            out["notes"] = list(self.notes)
-        return out
+        return wire.status_json(self.workspace, self.state(), self.notes)
 
 
 LOG_LEVELS = {Severity.ERROR: logging.ERROR, Severity.WARNING: logging.WARNING, Severity.INFO: logging.INFO,
@@ -215,16 +162,6 @@ def _result_within(fut: cf.Future, seconds: float) -> Any:
         return fut.result(seconds)
     except cf.TimeoutError:
         return None
-
-
-def _iso(t: float | None) -> str | None:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(t)) if t else None
-
-
-def _report_json(r: IndexReport) -> dict[str, Any]:
-    return {"added": r.added, "changed": r.changed, "deleted": r.deleted, "unchanged": r.unchanged,
-            "files": r.files, "symbols": r.symbols, "seconds": round(r.seconds, 3),
-            "cancelled": r.cancelled, "summary": r.summary()}
 
 
 # QueryError fields (``sylk/search`` params) -> the tool's argument names
@@ -329,15 +266,16 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
             raise ToolError("invalid argument query: no words to search for (inline filters alone select nothing)")
         ws = await engine()
         result = await anyio.to_thread.run_sync(ws.search, req)
-        out = result_json(result)
+        out = shared.result_json(result)
         out.pop("facets", None)
         out.pop("tookMs", None)
-        index = out.pop("index")
+        out.pop("index")
         out["offset"] = req.offset
         out["nextOffset"] = _page(req.offset, len(result.hits), req.offset + len(result.hits) < result.total_hits)
         if req.mode != "lexical":
-            out["semantic"] = service.semantic_summary(index)
-        out["index"] = {"files": index.get("files", 0), "chunks": index.get("chunks", 0)}
+            out["semantic"] = wire.semantic_json(result.index, workspace.semantic_state(),
+                                                 ws.semantic_message)
+        out["index"] = {"files": result.index.files, "chunks": result.index.chunks}
         if req.expand:
             out["expandedTerms"] = list(req.extra_terms)
         out.update(_indexing_note())
@@ -357,7 +295,7 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         hits = await anyio.to_thread.run_sync(ws.search_symbols, query, window + 1)
         page = hits[offset:window]
         more = len(hits) > window and window < MAX_SYMBOL_WINDOW
-        return {"query": query, "symbols": [symbol_json(h) for h in page], "offset": offset,
+        return {"query": query, "symbols": [shared.symbol_json(h) for h in page], "offset": offset,
                 "nextOffset": _page(offset, len(page), more), **_indexing_note()}
 
     @app.tool(description=GET_STATUS_DOC, annotations=read_only)
@@ -389,7 +327,7 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
                 raise ToolError(f"reindex failed: {exc}") from exc
         if report is not None:
             out["indexed"] = "done"
-            out["changes"] = _report_json(report)
+            out["changes"] = wire.report_json(report)
         else:
             out["indexed"] = "running in the background"
         counts = await anyio.to_thread.run_sync(ws.manifest.chunk_counts)

@@ -1,10 +1,9 @@
 """What agents ask of a search beyond the hits: expanded terms, groups, the files the
 hits import, suggested refinements and a summary.
 
-Pure functions over hits as ``sylk/search`` returns them (dicts with ``path``,
-``language``, ``kind``, ``symbol``, ``containerName`` ...) and plain values, so the
-language server, the CLI and MCP share them, and merged results of several
-workspace folders get the same treatment.
+Pure functions over hits (``Hit`` records) and plain values that return records, so
+every front end can share them and merged results of several workspace folders get
+the same treatment; the front ends' wire modules turn the records into JSON.
 """
 
 from __future__ import annotations
@@ -14,9 +13,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Any
+
+import attrs
 
 from ..text.words import split_words
+from .results import Hit
 
 GROUP_BY = ("file", "language", "folder", "kind", "author")
 
@@ -88,79 +89,118 @@ def expand_terms(query: str) -> tuple[str, ...]:
     return tuple(out[:MAX_EXPANDED])
 
 
-def _folder(path: str) -> str:
-    return path.split("/", 1)[0] if "/" in path else "."
+@attrs.frozen
+class Group:
+    """Hits that share a key: ``hits`` are indexes into the hits grouped."""
+
+    value: str | None
+    count: int
+    hits: tuple[int, ...]
 
 
-_KEYS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "file": lambda h: h["path"],
-    "language": lambda h: h.get("language") or "text",
-    "folder": lambda h: _folder(h["path"]),
-    "kind": lambda h: h.get("kind") or "",
-    "author": lambda h: h.get("author") or "(no git metadata)",
+@attrs.frozen
+class Summary:
+    """Counts over the returned hits, and the total the query matched."""
+
+    total_hits: int
+    returned: int
+    files: int
+    top_files: dict[str | None, int]  # path -> hits, most first (at most 5)
+    languages: dict[str, int]  # most first
+    kinds: dict[str, int]
+
+
+@attrs.frozen
+class FollowUp:
+    """A refinement worth trying: a ready query, the options to add, and why."""
+
+    query: str
+    options: str
+    reason: str
+
+
+@attrs.frozen
+class RelatedFile:
+    """A file the hits' files import: ``path`` a workspace file (a folder for a Go
+    package) or None for a library; ``module`` the import as written."""
+
+    path: str | None
+    module: str
+    imported_by: tuple[str, ...]
+
+
+def _path(h: Hit) -> str | None:
+    return h.path or None  # a commit that touched no file has none
+
+
+def _language(h: Hit) -> str:
+    return "text" if h.type == "git_commit" else h.language or "text"  # a commit message has no language
+
+
+def _folder(path: str | None) -> str:
+    return path.split("/", 1)[0] if path and "/" in path else "."
+
+
+_KEYS: dict[str, Callable[[Hit], str | None]] = {
+    "file": _path,
+    "language": _language,
+    "folder": lambda h: _folder(h.path),
+    "kind": lambda h: h.kind or "",
+    "author": lambda h: h.author or "(no git metadata)",
 }
 
 
-def group(hits: Sequence[Mapping[str, Any]], by: str) -> list[dict[str, Any]]:
-    """Groups of hits by a key, in the order of each group's best hit: ``value``, ``count``
-    and ``hits`` (indexes into ``hits``)."""
+def group(hits: Sequence[Hit], by: str) -> list[Group]:
+    """Groups of hits by a key, in the order of each group's best hit."""
     key = _KEYS[by]
-    groups: dict[str, list[int]] = {}
+    groups: dict[str | None, list[int]] = {}
     for i, h in enumerate(hits):
         groups.setdefault(key(h), []).append(i)
-    return [{"value": v, "count": len(ix), "hits": ix} for v, ix in groups.items()]
+    return [Group(v, len(ix), tuple(ix)) for v, ix in groups.items()]
 
 
-def summary(hits: Sequence[Mapping[str, Any]], total: int) -> dict[str, Any]:
+def summary(hits: Sequence[Hit], total: int) -> Summary:
     """Counts over the returned hits, and the total the query matched."""
-    files = Counter(h["path"] for h in hits)
-    return {
-        "totalHits": total,
-        "returned": len(hits),
-        "files": len(files),
-        "topFiles": [{"path": p, "hits": n} for p, n in files.most_common(5)],
-        "languages": dict(Counter(h.get("language") or "text" for h in hits).most_common()),
-        "kinds": dict(Counter(h.get("kind") or "" for h in hits).most_common()),
-    }
+    files = Counter(_path(h) for h in hits)
+    return Summary(total, len(hits), len(files), dict(files.most_common(5)),
+                   dict(Counter(_language(h) for h in hits).most_common()),
+                   dict(Counter(h.kind or "" for h in hits).most_common()))
 
 
-def follow_ups(query: str, mode: str, facets: Mapping[str, Sequence[Mapping[str, Any]]], total: int,
-               semantic_ready: bool, expanded: bool) -> list[dict[str, str]]:
+def follow_ups(query: str, mode: str, facets: Mapping[str, Sequence[tuple[str, int]]], total: int,
+               semantic_ready: bool, expanded: bool) -> list[FollowUp]:
     """Refinements worth trying next, each with a ready query and why."""
-    out: list[dict[str, str]] = []
+    out: list[FollowUp] = []
     q = query.strip()
 
     def top(name: str) -> tuple[str, int, int]:
         values = facets.get(name) or []
         if not values:
             return "", 0, 0
-        return str(values[0]["value"]), int(values[0]["count"]), sum(int(v["count"]) for v in values)
+        value, count = values[0]
+        return str(value), int(count), sum(int(c) for _v, c in values)
     if q and total == 0:
         if not expanded:
-            out.append({"query": q, "options": "expand", "reason": "nothing matched: add identifier parts and synonyms"})
+            out.append(FollowUp(q, "expand", "nothing matched: add identifier parts and synonyms"))
         if mode == "lexical" and semantic_ready:
-            out.append({"query": q, "options": "mode=semantic", "reason": "nothing matched by words: search by meaning"})
-        out.append({"query": q, "options": "fuzzy", "reason": "nothing matched: allow typos"})
+            out.append(FollowUp(q, "mode=semantic", "nothing matched by words: search by meaning"))
+        out.append(FollowUp(q, "fuzzy", "nothing matched: allow typos"))
         return out
     lang, n, all_ = top("language")
     if lang and n < all_ and "lang:" not in q:
-        out.append({"query": f"lang:{lang} {q}", "options": "",
-                    "reason": f"{n} of {all_} candidates are {lang}"})
+        out.append(FollowUp(f"lang:{lang} {q}", "", f"{n} of {all_} candidates are {lang}"))
     folder, n, all_ = top("folder")
     if folder and folder != "." and n < all_ and "path:" not in q:
-        out.append({"query": f"path:{folder}/** {q}", "options": "",
-                    "reason": f"{n} of {all_} candidates are under {folder}/"})
-    kinds = {str(v["value"]): int(v["count"]) for v in facets.get("kind") or []}
+        out.append(FollowUp(f"path:{folder}/** {q}", "", f"{n} of {all_} candidates are under {folder}/"))
+    kinds = {str(v): int(c) for v, c in facets.get("kind") or []}
     for kind in ("function", "method", "class"):
         if kinds.get(kind) and len(kinds) > 1 and "kind:" not in q:
-            out.append({"query": f"kind:{kind} {q}", "options": "",
-                        "reason": f"{kinds[kind]} candidates are {kind}s"})
+            out.append(FollowUp(f"kind:{kind} {q}", "", f"{kinds[kind]} candidates are {kind}s"))
             break
     if mode == "lexical" and semantic_ready:
-        out.append({"query": q, "options": "mode=hybrid", "reason": "also rank by meaning"})
+        out.append(FollowUp(q, "mode=hybrid", "also rank by meaning"))
     if mode != "lexical" and not semantic_ready:
-        out.append({"query": q, "options": "mode=lexical",
-                    "reason": "the semantic side is not ready yet: words only for now"})
+        out.append(FollowUp(q, "mode=lexical", "the semantic side is not ready yet: words only for now"))
     return out
 
 
@@ -240,16 +280,15 @@ def resolve_import(spec: str, importer: str, language: str, files: set[str], dir
     return next((c for c in cands if c in files), None)
 
 
-def related_files(hits: Sequence[Mapping[str, Any]], read: Callable[[str], str | None],
-                  files: Iterable[str], limit: int = 30) -> list[dict[str, Any]]:
-    """The files the hits' files import: ``path`` (a workspace file, or a folder for Go
-    packages) or None for a library, ``module`` (the import as written) and ``importedBy``."""
+def related_files(hits: Sequence[Hit], read: Callable[[str], str | None],
+                  files: Iterable[str], limit: int = 30) -> list[RelatedFile]:
+    """The files the hits' files import, the workspace's first, then the most imported."""
     all_files = set(files)
     dirs: dict[str, list[str]] = {}
     for f in all_files:
         dirs.setdefault(f.rpartition("/")[0], []).append(f)
-    seen: dict[tuple[str | None, str], dict[str, Any]] = {}
-    for path, language in dict.fromkeys((h["path"], h.get("language") or "") for h in hits):
+    seen: dict[tuple[str | None, str], list[str]] = {}
+    for path, language in dict.fromkeys((h.path, h.language) for h in hits if h.type != "git_commit"):
         text = read(path)
         if text is None:
             continue
@@ -257,7 +296,6 @@ def related_files(hits: Sequence[Mapping[str, Any]], read: Callable[[str], str |
             target = resolve_import(spec, path, language, all_files, dirs)
             if target == path:
                 continue
-            entry = seen.setdefault((target, spec), {"path": target, "module": spec, "importedBy": []})
-            entry["importedBy"].append(path)
-    ordered = sorted(seen.values(), key=lambda e: (e["path"] is None, -len(e["importedBy"])))
-    return ordered[:limit]
+            seen.setdefault((target, spec), []).append(path)
+    ordered = sorted(seen.items(), key=lambda e: (e[0][0] is None, -len(e[1])))
+    return [RelatedFile(target, spec, tuple(by)) for (target, spec), by in ordered[:limit]]

@@ -15,7 +15,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import attrs
 import numpy as np
@@ -26,6 +26,7 @@ from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from .query import Filters, SearchRequest, rrf
+from .results import Hit, IndexState, SearchResult
 from .roles import roles_of
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
@@ -50,62 +51,6 @@ class Vectors(Protocol):
     def __len__(self) -> int: ...
 
 
-@attrs.frozen
-class Hit:
-    id: int
-    path: str
-    language: str
-    type: str
-    kind: str
-    symbol: str
-    container: str
-    start_line: int
-    end_line: int
-    score: float
-    lexical_rank: int | None
-    semantic_rank: int | None
-    snippet: str = ""
-    snippet_line: int = 0  # first line of the snippet (0-based)
-    highlights: tuple[tuple[int, int, int], ...] = ()  # (line, start, end), UTF-16 columns
-    author: str = ""  # of the file's last commit (git metadata), "" when unknown
-    modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
-    files: tuple[str, ...] = ()  # a git_commit hit: the files the commit touched
-    tags: tuple[str, ...] = ()  # user tags of the file or document
-
-
-@attrs.frozen
-class SearchResult:
-    query: str
-    mode: str
-    took_ms: float
-    total_hits: int
-    hits: list[Hit]
-    facets: dict[str, list[tuple[str, int]]]
-    index: dict[str, Any]
-    message: str | None = None
-
-
-def result_json(result: SearchResult) -> dict[str, Any]:
-    """A SearchResult as JSON for people and agents (``sylk search --format json``, the MCP
-    ``search_code`` tool): camelCase, 1-based lines (the LSP wire form is lsp/search.py's)."""
-    return {
-        "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
-        "hits": [{
-            "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
-            "containerName": h.container, "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
-            "startLine": h.start_line + 1, "endLine": h.end_line + 1,
-            "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": h.semantic_rank,
-            "snippet": h.snippet, "snippetLine": h.snippet_line + 1,
-            **({"author": h.author, "modified": h.modified} if h.author else {}),
-            **({"tags": list(h.tags)} if h.tags else {}),
-            **({"files": list(h.files)} if h.type == "git_commit" else {}),
-        } for h in result.hits],
-        "facets": {k: [{"value": v, "count": c} for v, c in vs] for k, vs in result.facets.items()},
-        "index": result.index,
-        **({"message": result.message} if result.message else {}),
-    }
-
-
 class HybridSearch:
     def __init__(self, root: Path, lexical: LexicalIndex, manifest: Manifest,
                  vectors: Vectors | None = None, embedder: Embeds | None = None,
@@ -117,7 +62,7 @@ class HybridSearch:
         self.embedder = embedder
         self.semantic_note = semantic_note  # why semantic search is unavailable, if it is
 
-    def search(self, req: SearchRequest, index_state: dict[str, Any]) -> SearchResult:
+    def search(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
         """Chunks, and commit messages when the ``git_commit`` type is asked for."""
         if "git_commit" not in req.filters.types:
             return self._search_chunks(req, index_state)
@@ -143,7 +88,7 @@ class HybridSearch:
                             total_hits=code.total_hits + len(commits),
                             took_ms=round((time.perf_counter() - t0) * 1000, 2))
 
-    def _search_chunks(self, req: SearchRequest, index_state: dict[str, Any]) -> SearchResult:
+    def _search_chunks(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
         t0 = time.perf_counter()
         pool = max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR)
         paths = pathspec.GitIgnoreSpec.from_lines(req.filters.paths) if req.filters.paths else None

@@ -33,15 +33,6 @@ class SymbolHit:
     tier: int
 
 
-def symbol_json(hit: SymbolHit) -> dict:
-    """A symbol hit as JSON (``sylk symbols --format json``, the MCP ``search_symbol`` tool):
-    1-based line and column of the name, the definition's last line."""
-    s = hit.symbol
-    return {"name": s.name, "kind": s.kind, "container": s.container, "path": hit.path,
-            "line": s.selection[0] + 1, "column": s.selection[1] + 1, "endLine": s.range[2] + 1,
-            "signature": s.signature}
-
-
 _EMPTY_INDEX_NAMES: list[str] = []
 
 

@@ -45,7 +45,6 @@ import contextlib
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
 import attrs
 
@@ -250,6 +249,22 @@ def check_on_open(stores: Stores, reindex: Reindex) -> str | None:
 # --- verify ---------------------------------------------------------------------------
 
 
+@attrs.frozen
+class DriftCounts:
+    """How many things of each kind disagree between the manifest, the stores and the disk."""
+
+    files_not_indexed: int
+    files_gone: int
+    files_changed: int
+    chunks_without_document: int
+    orphan_documents: int
+    duplicate_documents: int
+    vectors_without_chunk: int
+    vectors_not_embedded: int
+    embedded_without_vector: int
+    stale_merkle_root: int  # 1 when the root kept in the manifest is out of date
+
+
 @attrs.define
 class Verification:
     """What ``sylk status --verify`` found."""
@@ -264,35 +279,18 @@ class Verification:
     disk_root: str
     writer_active: bool = False
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> DriftCounts:
         s = self.stores
-        return {
-            "filesNotIndexed": len(self.not_indexed),
-            "filesGone": len(self.gone),
-            "filesChanged": len(self.changed),
-            "chunksWithoutDocument": len(s.missing),
-            "orphanDocuments": s.orphan_docs,
-            "duplicateDocuments": s.duplicate_docs,
-            "vectorsWithoutChunk": len(s.vectors_without_chunk),
-            "vectorsNotEmbedded": len(s.vectors_not_embedded),
-            "embeddedWithoutVector": len(s.embedded_without_vector),
-            "staleMerkleRoot": int(self.stored_root is not None and self.stored_root != self.manifest_root),
-        }
+        return DriftCounts(
+            files_not_indexed=len(self.not_indexed), files_gone=len(self.gone), files_changed=len(self.changed),
+            chunks_without_document=len(s.missing), orphan_documents=s.orphan_docs,
+            duplicate_documents=s.duplicate_docs, vectors_without_chunk=len(s.vectors_without_chunk),
+            vectors_not_embedded=len(s.vectors_not_embedded), embedded_without_vector=len(s.embedded_without_vector),
+            stale_merkle_root=int(self.stored_root is not None and self.stored_root != self.manifest_root))
 
     @property
     def clean(self) -> bool:
-        return not self.damage and not any(self.counts().values())
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "clean": self.clean,
-            "drift": self.counts(),
-            "damage": self.damage,
-            "samples": {"filesNotIndexed": self.not_indexed[:SAMPLES], "filesGone": self.gone[:SAMPLES],
-                        "filesChanged": self.changed[:SAMPLES]},
-            "merkleRoot": {"manifest": self.manifest_root, "disk": self.disk_root},
-            "writerActive": self.writer_active,
-        }
+        return not self.damage and not any(attrs.astuple(self.counts()))
 
 
 def verify(stores: Stores, settings: Settings, *, disk: bool = True) -> Verification:

@@ -1,0 +1,85 @@
+"""The language server's JSON for ``sylk/search``: hits with URIs and LSP ranges (0-based
+lines, UTF-16 columns), and the agent options' records; the envelope and the ``index``
+block are the shared ones (sylk/wire.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..model import doc_id, is_virtual
+from ..search.agent import FollowUp, Group, RelatedFile, Summary
+from ..search.results import Hit
+from ..search.roles import roles_of
+from . import convert
+
+# a virtual document's id -> its id, type, title, tags and metadata (None: not found)
+DocumentInfo = Callable[[str], dict[str, Any] | None]
+
+
+def _range(first: int, end: int) -> dict[str, Any]:
+    return {"start": {"line": first, "character": 0}, "end": {"line": end, "character": 0}}
+
+
+def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dict[str, Any]:
+    """A hit of the folder ``root`` as the protocol describes it."""
+    if h.type == "git_commit":
+        return _commit_to_wire(root, h)
+    virtual = is_virtual(h.path)
+    out = {
+        "uri": None if virtual else convert.path_to_uri(root, h.path),
+        "path": h.path,
+        "range": _range(h.start_line, h.end_line + 1),
+        "language": h.language,
+        "type": h.type,
+        "kind": h.kind,
+        "symbol": h.symbol,
+        "containerName": h.container,
+        "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
+        "author": h.author or None,
+        "modified": h.modified or None,
+        "tags": list(h.tags),
+        "score": h.score,
+        "lexicalRank": h.lexical_rank,
+        "semanticRank": h.semantic_rank,
+        "snippet": h.snippet,
+        "snippetRange": _range(h.snippet_line, h.snippet_line + h.snippet.count("\n") + 1),
+        "highlights": [{"start": {"line": ln, "character": a}, "end": {"line": ln, "character": b}}
+                       for ln, a, b in h.highlights],
+    }
+    if virtual:
+        id_ = doc_id(h.path)
+        out["document"] = (document(id_) if document else None) or {"id": id_}
+    return out
+
+
+def _commit_to_wire(root: Path, h: Hit) -> dict[str, Any]:
+    """A ``git_commit`` hit: no range of its own; ``uri`` is its first file's."""
+    return {"uri": convert.path_to_uri(root, h.path) if h.path else None, "path": h.path or None,
+            "range": None, "language": None, "type": "git_commit", "kind": "commit", "symbol": h.symbol[:12],
+            "containerName": h.container, "roles": [], "author": h.author, "modified": h.modified,
+            "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": None, "snippet": h.snippet,
+            "snippetRange": None, "highlights": [], "commit": {"sha": h.symbol, "files": list(h.files)}}
+
+
+def group_to_wire(g: Group) -> dict[str, Any]:
+    return {"value": g.value, "count": g.count, "hits": list(g.hits)}
+
+
+def follow_up_to_wire(f: FollowUp) -> dict[str, str]:
+    return {"query": f.query, "options": f.options, "reason": f.reason}
+
+
+def summary_to_wire(s: Summary) -> dict[str, Any]:
+    return {"totalHits": s.total_hits, "returned": s.returned, "files": s.files,
+            "topFiles": [{"path": p, "hits": n} for p, n in s.top_files.items()],
+            "languages": dict(s.languages), "kinds": dict(s.kinds)}
+
+
+def related_file_to_wire(f: RelatedFile, root: Path | None = None) -> dict[str, Any]:
+    """``root``: say the file's URI too (several folders: the path alone is ambiguous)."""
+    out: dict[str, Any] = {"path": f.path, "module": f.module, "importedBy": list(f.imported_by)}
+    if root is not None and f.path is not None:
+        out["uri"] = convert.path_to_uri(root, f.path)
+    return out

@@ -1,0 +1,79 @@
+"""The MCP tools' JSON: status, index runs, and how complete the semantic side of a
+search is. Hits and symbols are the shapes shared with the CLI (sylk/wire.py)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from .. import wire
+from ..engine.indexer import IndexReport
+from ..search.results import IndexState
+from ..service import WorkspaceService
+
+
+def iso(t: float | None) -> str | None:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(t)) if t else None
+
+
+def report_json(r: IndexReport) -> dict[str, Any]:
+    return {"added": r.added, "changed": r.changed, "deleted": r.deleted, "unchanged": r.unchanged,
+            "files": r.files, "symbols": r.symbols, "seconds": round(r.seconds, 3),
+            "cancelled": r.cancelled, "summary": r.summary()}
+
+
+def semantic_json(index: IndexState, state: str, message: str | None) -> dict[str, Any]:
+    """How complete the semantic side of a search is, in one object; ``state`` as
+    ``WorkspaceService.semantic_state()`` tells it, ``message`` why it is unavailable."""
+    chunks, embedded = index.chunks, index.embedded
+    out: dict[str, Any] = {"state": state, "embeddedChunks": embedded, "totalChunks": chunks,
+                           "complete": state == "ready" and index.pending == 0}
+    if state in ("off", "unavailable"):
+        out["note"] = "semantic search is unavailable; results are lexical only" + (
+            f" ({message})" if message else "")
+    elif not out["complete"]:
+        out["note"] = (f"{embedded} of {chunks} chunks embedded; embedding continues in the background, "
+                       "so semantic and hybrid results may miss the rest")
+    return out
+
+
+def status_json(ws: WorkspaceService, state: str, notes: Sequence[str]) -> dict[str, Any]:
+    """``get_status``: the service's state (``state``), its index, its runs, and ``notes``."""
+    engine = ws.engine
+    out: dict[str, Any] = {"root": str(ws.root), "state": state}
+    if engine is None:
+        if ws.open_error:
+            out["error"] = ws.open_error
+        return out
+    st = wire.status_json(engine.status())
+    out.update({
+        "files": st["files"], "symbols": st["symbols"],
+        "chunks": st["chunks"], "embedded": st["embedded"], "pending": st["pending"],
+        "languages": st["languages"],
+        "lastIndexed": iso(st["lastIndexed"]),
+        "indexDir": st["indexDir"], "indexBytes": st["indexBytes"],
+        "readOnly": st["readOnly"],
+    })
+    if engine.read_only_reason:
+        out["readOnlyReason"] = engine.read_only_reason
+    if st["skipped"]:
+        out["skipped"] = dict(Counter(s["reason"] for s in st["skipped"]).most_common())
+    out["indexing"] = {"active": ws.indexing, "filesDone": ws.index_progress.done,
+                       "filesTotal": ws.index_progress.total}
+    out["embedding"] = {"active": ws.embedding, "chunksDone": ws.embed_progress.done,
+                        "chunksTotal": ws.embed_progress.total, "state": ws.semantic_state(),
+                        "model": engine.embedder.model_id if engine.embedder else None}
+    if engine.semantic_message:
+        out["embedding"]["message"] = engine.semantic_message
+    if ws.last_embed:
+        out["embedding"]["lastRun"] = {"chunks": ws.last_embed.chunks, "seconds": round(ws.last_embed.seconds, 2),
+                                       "at": iso(ws.last_embed.at)}
+    if ws.last_report is not None:
+        out["lastRun"] = {**report_json(ws.last_report), "at": iso(ws.last_run_at)}
+    out["watch"] = {"active": ws.watching, **({"error": ws.watcher.error} if ws.watcher and ws.watcher.error
+                                              else {})}
+    if notes:
+        out["notes"] = list(notes)
+    return out

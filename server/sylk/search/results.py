@@ -1,0 +1,58 @@
+"""What a search returns, as records: search makes them, the engine hands them on, and
+the front ends' wire modules turn them into JSON. Imports nothing of Sylk's, so every
+search module can use them (``agent`` too, which ``query`` imports).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Hit:
+    """A chunk (or a commit message) that matched a search; lines 0-based."""
+
+    id: int
+    path: str
+    language: str
+    type: str
+    kind: str
+    symbol: str
+    container: str
+    start_line: int
+    end_line: int
+    score: float
+    lexical_rank: int | None
+    semantic_rank: int | None
+    snippet: str = ""
+    snippet_line: int = 0  # first line of the snippet (0-based)
+    highlights: tuple[tuple[int, int, int], ...] = ()  # (line, start, end), UTF-16 columns
+    author: str = ""  # of the file's last commit (git metadata), "" when unknown
+    modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
+    files: tuple[str, ...] = ()  # a git_commit hit: the files the commit touched
+    tags: tuple[str, ...] = ()  # user tags of the file or document
+
+
+@attrs.frozen
+class IndexState:
+    """The ``index`` block of a search result: how complete each side of the index is."""
+
+    files: int
+    chunks: int
+    embedded: int
+    pending: int  # chunks not embedded yet
+    ready: bool  # nothing pending, and the semantic side is loaded
+
+
+@attrs.frozen
+class SearchResult:
+    """One page of hits, the facets of every candidate, and how complete the index is."""
+
+    query: str
+    mode: str
+    took_ms: float
+    total_hits: int
+    hits: list[Hit]
+    facets: dict[str, list[tuple[str, int]]]
+    index: IndexState
+    message: str | None = None

@@ -1,0 +1,90 @@
+"""The JSON every front end shares, made from the core's records: camelCase keys, the
+shapes ``sylk/search``, ``sylk/status``, ``sylk ... --format json`` and the MCP tools
+answer with. The core returns records and never builds these.
+
+One module in the front-end tier, below ``lsp/``, ``mcp/`` and ``cli/``: the language
+server and the CLI show the same index status, and the CLI's JSON and MCP's tools the
+same hits and symbols, so each shape is written here once. What only one front end
+shows lives in its own wire module (``lsp/wire.py``: URIs and ranges; ``mcp/wire.py``;
+``cli/render.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .config import camel
+from .engine.status import IndexStatus
+from .search.results import Hit, IndexState, SearchResult
+from .search.roles import roles_of
+from .search.symbol_search import SymbolHit
+
+
+def camel_dict(record: Any) -> dict[str, Any]:
+    """A record's fields as JSON, in their order, names camelCase; nested records become
+    objects, and tuples lists."""
+    return {camel(f.name): _plain(getattr(record, f.name)) for f in attrs.fields(type(record))}
+
+
+def _plain(value: Any) -> Any:
+    if attrs.has(type(value)):
+        return camel_dict(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def index_json(state: IndexState) -> dict[str, Any]:
+    """The ``index`` block of a search result."""
+    return camel_dict(state)
+
+
+def facets_json(facets: Mapping[str, Sequence[tuple[str, int]]]) -> dict[str, list[dict[str, Any]]]:
+    return {name: [{"value": v, "count": c} for v, c in values] for name, values in facets.items()}
+
+
+def result_json(result: SearchResult, hits: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A SearchResult as JSON; its hits as ``hit_json`` makes them unless ``hits`` are
+    given (the language server's, with URIs and ranges)."""
+    out: dict[str, Any] = {
+        "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
+        "hits": [hit_json(h) for h in result.hits] if hits is None else hits,
+        "facets": facets_json(result.facets),
+        "index": index_json(result.index),
+    }
+    if result.message:
+        out["message"] = result.message
+    return out
+
+
+def hit_json(h: Hit) -> dict[str, Any]:
+    """A hit for people and agents (``sylk search --format json``, the MCP ``search_code``
+    tool): 1-based lines (the LSP form, with ranges, is lsp/wire.py's)."""
+    return {
+        "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
+        "containerName": h.container, "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
+        "startLine": h.start_line + 1, "endLine": h.end_line + 1,
+        "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": h.semantic_rank,
+        "snippet": h.snippet, "snippetLine": h.snippet_line + 1,
+        **({"author": h.author, "modified": h.modified} if h.author else {}),
+        **({"tags": list(h.tags)} if h.tags else {}),
+        **({"files": list(h.files)} if h.type == "git_commit" else {}),
+    }
+
+
+def symbol_json(hit: SymbolHit) -> dict[str, Any]:
+    """A symbol hit (``sylk symbols --format json``, the MCP ``search_symbol`` tool):
+    1-based line and column of the name, the definition's last line."""
+    s = hit.symbol
+    return {"name": s.name, "kind": s.kind, "container": s.container, "path": hit.path,
+            "line": s.selection[0] + 1, "column": s.selection[1] + 1, "endLine": s.range[2] + 1,
+            "signature": s.signature}
+
+
+def status_json(status: IndexStatus) -> dict[str, Any]:
+    """One workspace's index (``sylk/status``, ``sylk status --format json``; MCP's
+    ``get_status`` picks from it)."""
+    return camel_dict(status)
