@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk.embed",),  # model resolution, batching
     ("sylk.search",),  # query, hybrid, symbol ranking, related, agent
     ("sylk.engine",),  # the indexer run, documents, git metadata, integrity
-    ("sylk.jobs", "sylk.watch"),  # the long-running service's parts
+    ("sylk.jobs", "sylk.watch", "sylk.steps"),  # the long-running service's parts
     ("sylk.service",),  # one WorkspaceService for every front end
     ("sylk.wire",),  # the JSON the front ends share (status, CLI/MCP hits and symbols)
     ("sylk.lsp", "sylk.mcp"),  # front ends: neither imports the other

@@ -12,157 +12,36 @@ runs in order. The service speaks to the user only through a ``Reporter``.
 
 from __future__ import annotations
 
-import enum
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import config
-from .engine import gitmeta
 from .engine.indexer import IndexReport, Progress
 from .engine.workspace import Workspace, semantic_state
 from .errors import IndexError_
 from .jobs import Jobs
+from .steps import (
+    INDEXING,
+    INDEXING_CHANGES,
+    EmbedRun,
+    Reporter,
+    Severity,
+    Tally,
+    embed,
+    index_files,
+    open_workspace,
+    update_git,
+)
 from .watch import ChangeQueue, Watcher
 
 log = logging.getLogger("sylk")
 
 FOLLOW_INTERVAL_S = 1.0  # how often a read-only index looks for the writer's runs
 PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progress report
-INDEXING = "Indexing workspace"  # the titles of the progress reports
-INDEXING_CHANGES = "Indexing changes"
-EMBEDDING = "Embedding"
-
-
-class Severity(enum.IntEnum):
-    ERROR = 1
-    WARNING = 2
-    INFO = 3
-    LOG = 4  # worth knowing, but the user's own choice (embedding turned off): no pop-up
-
-
-class Reporter:
-    """How the service talks to the user. The defaults say nothing; a front end overrides
-    what it can show. A progress handle is whatever ``begin`` returns; None (refused, or
-    nothing to show) is passed back to ``report`` and ``end``, which then do nothing."""
-
-    reindex_hint = "a reindex"  # how the user asks this front end to index again
-
-    def message(self, text: str, severity: Severity) -> None:
-        """Something the user should know (a rebuilt index, a model that cannot load)."""
-
-    def log(self, text: str, severity: Severity = Severity.LOG) -> None:
-        """A line for the log (what an index run did)."""
-
-    def begin(self, title: str, message: str) -> Any:
-        """Start a progress report; returns its handle."""
-
-    def report(self, handle: Any, progress: Progress) -> None:
-        """A running step's progress (phase scan, index, commit, embed; done at the end)."""
-
-    def end(self, handle: Any, message: str) -> None:
-        """The step is over; ``message`` says what it did."""
-
-
-def progress_text(p: Progress) -> tuple[str, int]:
-    """A progress record as a short message and a percentage ("12/40 files", 30)."""
-    if not p.total:
-        return p.message, 0
-    unit = "chunks" if p.phase == "embed" else "files"
-    return f"{p.done}/{p.total} {unit}", int(100 * p.done / p.total)
-
-
-class Tally(NamedTuple):
-    done: int
-    total: int
-
-
-class EmbedRun(NamedTuple):
-    chunks: int
-    seconds: float
-    model: str
-    at: float  # when it ended, seconds since the epoch
-
-
-# the steps ---------------------------------------------------------------------------
-
-def open_workspace(root: Path, settings: config.Settings, reporter: Reporter, *, writable: bool = True,
-                   load_symbols: bool = False) -> Workspace:
-    """Open the index of ``root`` and say what the open had to rebuild or repair. Raises
-    ``IndexError_`` (worded for the user) when the index folder cannot be used."""
-    ws = Workspace(root, settings, writable=writable, load_symbols=load_symbols)
-    if ws.rebuilt_reason:
-        reporter.message(f"rebuilding the index ({ws.rebuilt_reason})", Severity.INFO)
-    if ws.repair_note:  # drift found at open (a kill left orphan documents, ...) and repaired
-        reporter.message(ws.repair_note, Severity.INFO)
-    return ws
-
-
-def index_files(ws: Workspace, reporter: Reporter, handle: Any, *, paths: Sequence[str] | None = None,
-                cancel: threading.Event | None = None, workers: int | None = None,
-                track: Callable[[Progress], None] | None = None) -> IndexReport:
-    """An index run (every file, or ``paths``) reporting its progress under ``handle``."""
-    def progress(p: Progress) -> None:
-        if track is not None:
-            track(p)
-        reporter.report(handle, p)
-
-    return ws.index(progress=progress, cancel=cancel, workers=workers, paths=paths)
-
-
-def update_git(ws: Workspace) -> int:
-    """Git metadata (authors, dates, commit messages) up to date with HEAD; cheap when HEAD
-    did not move. Metadata is optional: a failure is logged, never raised."""
-    try:
-        return gitmeta.update(ws)
-    except Exception as exc:
-        log.warning("git metadata not updated: %s", exc)
-        return 0
-
-
-def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None = None,
-          first_paths: Sequence[str] = (), announce: bool = True,
-          track: Callable[[int, int], None] | None = None) -> EmbedRun | None:
-    """Load the model (once; say so once if it cannot load) and embed the pending chunks,
-    ``first_paths`` first; with a progress report when ``announce``. None when there is no
-    model or the index is read-only."""
-    note = ws.load_semantic()
-    if note and not ws.settings.embedding.enabled:  # the user's choice: said quietly
-        reporter.message(note, Severity.LOG)
-    elif note:
-        reporter.message(note, Severity.WARNING if not ws.semantic_ready else Severity.INFO)
-    if not ws.semantic_ready or not ws.writable:
-        return None
-    assert ws.embedder is not None
-    model = ws.embedder.model_id
-    pending = ws.manifest.chunk_counts()["pending"]
-    if not pending:
-        return EmbedRun(0, 0.0, model, time.time())
-    handle = reporter.begin(EMBEDDING, f"0/{pending} chunks") if announce else None
-
-    def progress(done: int, total: int) -> None:
-        if track is not None:
-            track(done, total)
-        reporter.report(handle, Progress("embed", done, total))
-
-    done = 0
-    t0 = time.perf_counter()
-    try:
-        done = ws.embed_pending(progress=progress, cancel=cancel, first_paths=first_paths)
-    finally:
-        took = time.perf_counter() - t0
-        reporter.report(handle, Progress("done", done, done))
-        reporter.end(handle, f"{done} chunks embedded in {took:.1f}s")
-    if announce or done:
-        reporter.log(f"{done} chunks embedded in {took:.1f}s", Severity.INFO)
-    return EmbedRun(done, took, model, time.time())
-
-
-# the service -------------------------------------------------------------------------
-
 class WorkspaceService:
     """One workspace, served for as long as a front end runs: its index (a core
     ``Workspace``, ``engine`` once open), its watcher and queue of disk changes, and

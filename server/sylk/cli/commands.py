@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config, service, wire
+from .. import config, steps, wire
 from ..engine import documents
 from ..engine.indexer import Progress
 from ..engine.workspace import Workspace, clear_index
@@ -35,7 +35,7 @@ def _settings(root: Path) -> config.Settings:
 
 def _open(root: Path, *, writable: bool = True, settings: config.Settings | None = None) -> Workspace:
     try:
-        return service.open_workspace(root, settings or _settings(root), _Terminal(), writable=writable)
+        return steps.open_workspace(root, settings or _settings(root), _Terminal(), writable=writable)
     except IndexError_ as exc:
         raise CliError(str(exc)) from exc
 
@@ -60,20 +60,20 @@ class _ProgressBar:
         elif p.total:
             width = 30
             filled = int(width * p.done / p.total)
-            counted, pct = service.progress_text(p)
+            counted, pct = steps.progress_text(p)
             self.stream.write(f"\r\x1b[K{p.phase} [{'#' * filled}{'.' * (width - filled)}] {counted} {pct}%")
         else:
             self.stream.write(f"\r\x1b[K{p.message}")
         self.stream.flush()
 
 
-class _Terminal(service.Reporter):
+class _Terminal(steps.Reporter):
     """The service's reports on a terminal: messages on stderr, progress as a bar."""
 
     def __init__(self) -> None:
         self.bar = _ProgressBar()
 
-    def message(self, text: str, severity: service.Severity) -> None:
+    def message(self, text: str, severity: steps.Severity) -> None:
         print(f"sylk: {text}", file=sys.stderr)
 
     def begin(self, title: str, message: str) -> _ProgressBar:
@@ -92,9 +92,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         if args.repair:
             print(f"{root}: repair: {ws.repair().summary()}")
         terminal = _Terminal()
-        report = service.index_files(ws, terminal, terminal.bar, workers=args.workers)
+        report = steps.index_files(ws, terminal, terminal.bar, workers=args.workers)
         print(f"{root}: {report.summary()}")
-        service.update_git(ws)
+        steps.update_git(ws)
         if not args.no_embed:
             _embed(ws)
     finally:
@@ -104,7 +104,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _embed(ws: Workspace) -> None:
     """Embed what is not embedded yet, with a progress bar; one line either way."""
-    run = service.embed(ws, _Terminal())
+    run = steps.embed(ws, _Terminal())
     if run is not None and run.chunks:
         print(f"embedded {run.chunks} chunks in {run.seconds:.1f}s ({run.chunks / run.seconds:.0f}/s) "
               f"with {run.model}")

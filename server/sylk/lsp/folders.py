@@ -23,7 +23,8 @@ from .. import config, wire
 from ..engine.indexer import IndexReport, Progress
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
-from ..service import INDEXING, Reporter, Severity, WorkspaceService, progress_text
+from ..service import WorkspaceService
+from ..steps import INDEXING, Reporter, Severity, progress_text
 from .convert import path_to_uri, uri_to_rel
 
 PROGRESS_INTERVAL_S = 0.2

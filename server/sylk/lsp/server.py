@@ -26,7 +26,7 @@ from pygls.uris import to_fs_path
 from .. import __version__, config
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
-from ..service import INDEXING
+from ..steps import INDEXING
 from .convert import uri_to_rel
 from .folders import Folder
 

@@ -37,7 +37,8 @@ from ..engine.indexer import IndexReport
 from ..engine.workspace import Workspace
 from ..search.query import MODES, TYPES, QueryError, Weights, request_from_params
 from ..search.roles import ROLES
-from ..service import Reporter, Severity, WorkspaceService
+from ..service import WorkspaceService
+from ..steps import Reporter, Severity
 from . import wire
 
 log = logging.getLogger("sylk.mcp")
