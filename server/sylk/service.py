@@ -45,7 +45,10 @@ PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progr
 class WorkspaceService:
     """One workspace, served for as long as a front end runs: its index (a core
     ``Workspace``, ``engine`` once open), its watcher and queue of disk changes, and
-    the state a status request reads."""
+    the state a status request reads.
+
+    About 265 lines: the lifecycle (open, runs, watch, follow, embed, settings, close)
+    shares one set of flags and locks; the steps themselves live in steps.py."""
 
     def __init__(self, root: Path, settings: config.Settings, reporter: Reporter, *, jobs: Jobs | None = None,
                  first_paths: Callable[[], list[str]] = list) -> None:

@@ -147,7 +147,10 @@ def merkle_root(rows: Iterable[tuple[str, str]]) -> str:
 class Manifest(Annotations):
     """What is indexed (SQLite, WAL): files with their content hash and symbols, chunks
     with their embedded flags, skipped files, meta; and (``Annotations``) virtual
-    documents, tags, git metadata and commit messages."""
+    documents, tags, git metadata and commit messages.
+
+    About 270 lines: each method is one statement or transaction over the same
+    connection and lock; splitting the tables further would share those privates."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
