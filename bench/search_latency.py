@@ -165,14 +165,14 @@ def main() -> int:
         for m in MODES:
             print(f"{m:<9} {pct(stdio[m], .5):>10.1f} {pct(stdio[m], .95):>8.1f}   "
                   f"{pct(inproc[m], .5):>15.1f} {pct(inproc[m], .95):>8.1f}   ms")
-        print(f"server peak RSS {rss:.0f} MiB = {rss / state['chunks'] * 1000:.1f} MiB per 1,000 chunks "
+        print(f"server peak RSS {rss:.0f} MiB = {rss / state.chunks * 1000:.1f} MiB per 1,000 chunks "
               f"(model and interpreter included)")
         ok = True
         for m, target in (("hybrid", 50.0), ("lexical", 20.0)):
             p95 = pct(stdio[m], .95)
             ok &= p95 <= target
             print(f"{'PASS' if p95 <= target else 'MISS'}: {m} sylk/search p95 <= {target:.0f} ms over stdio "
-                  f"({p95:.1f} ms on {state['chunks']} chunks; the issue's target is on the whole stdlib)")
+                  f"({p95:.1f} ms on {state.chunks} chunks; the issue's target is on the whole stdlib)")
         return 0 if ok else 1
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
