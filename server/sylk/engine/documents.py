@@ -19,7 +19,7 @@ import attrs
 
 from ..errors import FieldError
 from ..ingest import scan
-from ..ingest.parsing import Parsed, chunk_rows
+from ..ingest.parsing import chunk_rows
 from ..ingest.symbols import extract
 from ..model import FILE_TYPES, virtual_path
 from ..store.manifest import FileRecord, Manifest
@@ -101,8 +101,7 @@ def index_document(ws: Workspace, id: str, text: str, *, type: str = "note", tit
     data = body.encode("utf-8", "surrogatepass")
     path = doc.path
     rows = chunk_rows(path, "markdown", body, code_words_utf8(data), extract(data, "markdown"), type=type)
-    parsed = Parsed(path, len(data), 0, scan.content_hash(data), "markdown", body.count("\n") + 1,
-                    (), "[]", rows)
+    record = FileRecord(path, scan.content_hash(data), len(data), 0, "markdown", 0)
     stores = ws.stores
     with stores.index_lock:
         # the text first: a crash before the index write leaves a document the next call re-indexes
@@ -110,10 +109,9 @@ def index_document(ws: Workspace, id: str, text: str, *, type: str = "note", tit
                                  doc.created)
         stores.manifest.set_tags([path], doc.tags, replace=True)
         stores.lexical.delete_paths([path])
-        chunks = stores.add_chunks(path, parsed.language, parsed.chunks)
+        chunks = stores.add_chunks(path, "markdown", rows)
         stores.lexical.commit()
-        stores.apply([path], [(FileRecord(path, parsed.hash, parsed.size, 0, "markdown", 0), "[]")], [],
-                     chunks=chunks)
+        stores.apply([path], [(record, "[]")], [], chunks=chunks)
     ws.prioritize([path])
     return attrs.evolve(doc, text=body)
 

@@ -10,7 +10,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -53,10 +53,18 @@ class Parsed:
     # objects costs the main process more than decoding them where they are needed.
     names: tuple[str, ...] = ()
     symbol_data: str = "[]"  # symbols.encode_symbols(symbols)
-    chunks: tuple[ChunkRow, ...] = ()
+    # The chunks' ChunkRow fields as plain tuples: a NamedTuple pickles through a
+    # Python-level constructor, about 6x slower than a tuple (the stdlib's 80k chunks:
+    # 0.24 s against 0.04 s to unpickle, on the main process's serial path). Read
+    # them as records through ``chunks``.
+    chunk_data: tuple[tuple, ...] = ()
     replaced: bool = False
     skip: str | None = None  # reason, if skipped
     unchanged: bool = False  # content hash equals the manifest's
+
+    @property
+    def chunks(self) -> Iterator[ChunkRow]:
+        return map(ChunkRow._make, self.chunk_data)
 
 
 def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_size: int,
@@ -80,7 +88,7 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
     words = code_words_utf8(src.data)
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
                   src.data.count(b"\n") + 1, tuple(s.name for s in syms), encode_symbols(syms),
-                  chunk_rows(entry.rel, lang, src.text, words, syms), src.replaced)
+                  tuple(map(tuple, chunk_rows(entry.rel, lang, src.text, words, syms))), src.replaced)
 
 
 def chunk_rows(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],
