@@ -133,8 +133,8 @@ def get(ws: Workspace, id: str) -> Document | None:
     row = ws.manifest.document(id)
     if row is None:
         return None
-    type_, title, tags, metadata, text, created = row
-    return Document(id, type_, title, tuple(json.loads(tags)), json.loads(metadata), text, created)
+    return Document(id, row.type, row.title, tuple(json.loads(row.tags)), json.loads(row.metadata), row.text,
+                    row.created)
 
 
 def list_documents(ws: Workspace) -> list[Document]:

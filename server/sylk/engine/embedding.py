@@ -159,17 +159,17 @@ class EmbedQueue:
                     pos += batch
                     if not rows:
                         continue
-                texts = {h: t or "" for _i, h, t in rows}
+                texts = {r.text_hash: r.embed_text or "" for r in rows}
                 try:
                     found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
                 except _Cancelled:
                     break  # what was embedded is in the cache; the chunks stay pending
                 with self.stores.vectors_lock:
                     # chunks re-indexed or deleted while the model ran are gone: no vectors for them
-                    rows = self.stores.manifest.pending_rows([i for i, _h, _t in rows])
+                    rows = self.stores.manifest.pending_rows([r.id for r in rows])
                     if rows:
-                        ids = np.fromiter((i for i, _h, _t in rows), dtype=np.int64, count=len(rows))
-                        vectors.add(ids, np.stack([found[h] for _i, h, _t in rows]))
+                        ids = np.fromiter((r.id for r in rows), dtype=np.int64, count=len(rows))
+                        vectors.add(ids, np.stack([found[r.text_hash] for r in rows]))
                         # in FAISS now: marked so the next pending query does not return them again
                         self.stores.manifest.set_embedded(ids.tolist(), True, durable=False)
                 done += len(rows)

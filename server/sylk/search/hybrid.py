@@ -22,6 +22,7 @@ import numpy as np
 import pathspec
 
 from ..model import doc_id, is_virtual
+from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
@@ -75,7 +76,7 @@ class HybridSearch:
                        0, 0, round(1.0 / (req.rrf_k + i + 1), 6), i + 1, None, _commit_snippet(message),
                        0, (), author, int(t), c_files)
                    for i, (sha, author, t, message, c_files) in enumerate(
-                       (r[0], r[1], r[2], r[3], tuple(x for x in r[4].split("\n") if x)) for r in rows)]
+                       (r.sha, r.author, r.time, r.message, tuple(x for x in r.files.split("\n") if x)) for r in rows)]
         if not others:
             message = None if self.manifest.commit_count() else \
                 "no commits indexed (not a git repository, git is missing, or the history is not read yet)"
@@ -140,7 +141,7 @@ class HybridSearch:
             meta = all_git.get(rec.path)
             out.append(Hit(cid, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
                            rec.start_line, rec.end_line, round(score, 6), lex_rank.get(cid), sem_rank.get(cid),
-                           snippet, first, marks, meta[1] if meta else "", meta[2] if meta else 0, (),
+                           snippet, first, marks, meta.author if meta else "", meta.time if meta else 0, (),
                            all_tags.get(rec.path, ())))
         candidates = list(dict.fromkeys(lexical_ids + semantic_ids))  # every candidate of both sides
         facets = _facets([records[c] for c in candidates], all_git) if req.facets else {}
@@ -161,7 +162,7 @@ class HybridSearch:
         return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles or f.tags or f.needs_git else 1))
 
     def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
-                  records: dict[int, ChunkRecord], git: dict[str, tuple[str, str, int]] | None,
+                  records: dict[int, ChunkRecord], git: dict[str, GitFile] | None,
                   tagged: dict[str, tuple[str, ...]] | None) -> tuple[list[int], dict[int, float]]:
         assert self.vectors is not None and self.embedder is not None
         qv = self.embedder.embed_query(req.query)
@@ -189,7 +190,7 @@ class HybridSearch:
         if lines == ():
             if is_virtual(rec.path):  # a virtual document: its text is in the manifest
                 row = self.manifest.document(doc_id(rec.path))
-                lines = row[4].split("\n") if row else None
+                lines = row.text.split("\n") if row else None
             else:
                 lines = _file_lines(self.root / rec.path)
             cache[rec.path] = lines
@@ -284,23 +285,23 @@ def _tags_ok(rec: ChunkRecord, f: Filters, tagged: dict[str, tuple[str, ...]]) -
     return any(t in have for t in f.tags)
 
 
-def _git_ok(rec: ChunkRecord, f: Filters, git: dict[str, tuple[str, str, int]]) -> bool:
+def _git_ok(rec: ChunkRecord, f: Filters, git: dict[str, GitFile]) -> bool:
     """The git filters: a file without metadata (untracked, or no git) never passes them."""
     meta = git.get(rec.path)
     if meta is None:
         return False
-    if f.authors and meta[1] not in f.authors:
+    if f.authors and meta.author not in f.authors:
         return False
-    if f.modified_after is not None and meta[2] < f.modified_after:
+    if f.modified_after is not None and meta.time < f.modified_after:
         return False
-    return f.modified_before is None or meta[2] < f.modified_before
+    return f.modified_before is None or meta.time < f.modified_before
 
 
 def _facets(records: Sequence[ChunkRecord],
-            git: dict[str, tuple[str, str, int]] | None = None) -> dict[str, list[tuple[str, int]]]:
+            git: dict[str, GitFile] | None = None) -> dict[str, list[tuple[str, int]]]:
     counters = {"language": Counter(), "type": Counter(), "kind": Counter(), "folder": Counter()}
     if git:
-        counters["author"] = Counter(git[r.path][1] for r in records if r.path in git)
+        counters["author"] = Counter(git[r.path].author for r in records if r.path in git)
     for r in records:
         counters["language"][r.language or "text"] += 1
         counters["type"][r.type] += 1

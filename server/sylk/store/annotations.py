@@ -10,7 +10,33 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, NamedTuple
+
+
+class GitFile(NamedTuple):
+    """The last commit that touched a file."""
+    commit: str
+    author: str
+    time: int
+
+
+class DocumentRow(NamedTuple):
+    """A virtual document as stored (tags and metadata as JSON)."""
+    type: str
+    title: str
+    tags: str
+    metadata: str
+    text: str
+    created: float
+
+
+class CommitRow(NamedTuple):
+    """A commit found by its message (files joined by newlines)."""
+    sha: str
+    author: str
+    time: int
+    message: str
+    files: str
 
 
 class Annotations:
@@ -28,10 +54,10 @@ class Annotations:
                 db.execute("DELETE FROM git_files")
             db.executemany("INSERT OR REPLACE INTO git_files VALUES (?, ?, ?, ?)", rows)
 
-    def git_files(self) -> dict[str, tuple[str, str, int]]:
-        """path -> (commit, author, time) of the indexed files git knows."""
+    def git_files(self) -> dict[str, GitFile]:
+        """path -> the last commit of the indexed files git knows."""
         with self._lock:
-            return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
+            return {r[0]: GitFile(r[1], r[2], r[3]) for r in self._db.execute(
                 "SELECT g.path, g.commit_id, g.author, g.time FROM git_files g JOIN files f ON f.path = g.path")}
 
     # virtual documents and tags -------------------------------------------
@@ -52,11 +78,12 @@ class Annotations:
         self._write([("DELETE FROM documents WHERE id=?", (id,))])
         return existed
 
-    def document(self, id: str) -> tuple[str, str, str, str, str, float] | None:
-        """(type, title, tags JSON, metadata JSON, text, created) of a virtual document."""
+    def document(self, id: str) -> DocumentRow | None:
+        """A virtual document, or None."""
         with self._lock:
-            return self._db.execute("SELECT type, title, tags, metadata, text, created FROM documents WHERE id=?",
-                                    (id,)).fetchone()
+            row = self._db.execute("SELECT type, title, tags, metadata, text, created FROM documents WHERE id=?",
+                                   (id,)).fetchone()
+        return DocumentRow(*row) if row else None
 
     def document_ids(self) -> list[str]:
         with self._lock:
@@ -109,7 +136,7 @@ class Annotations:
             return True
 
     def search_commits(self, words: Sequence[str], limit: int, authors: Sequence[str] = (),
-                       after: int | None = None, before: int | None = None) -> list[tuple[str, str, int, str, str]]:
+                       after: int | None = None, before: int | None = None) -> list[CommitRow]:
         """Commits whose message, author or files match any of ``words``, best (BM25) first."""
         terms = [w for w in words if w]
         if not terms:
@@ -131,7 +158,7 @@ class Annotations:
         with self._lock:
             if not self._commits_table():
                 return []
-            return self._db.execute(sql, args).fetchall()
+            return [CommitRow(*r) for r in self._db.execute(sql, args).fetchall()]
 
     def commit_count(self) -> int:
         with self._lock:
@@ -139,6 +166,6 @@ class Annotations:
                 return 0
             return self._db.execute("SELECT count(*) FROM commits").fetchone()[0]
 
-    def git_lookup(self) -> dict[str, tuple[str, str, int]]:
+    def git_lookup(self) -> dict[str, GitFile]:
         """git_files(), cached until the next write; callers must not change it."""
         return self._shared("git", self.git_files)

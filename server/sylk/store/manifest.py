@@ -96,6 +96,13 @@ class ChunkRecord(NamedTuple):
     embed_text: str = ""
 
 
+class PendingChunk(NamedTuple):
+    """A chunk waiting for its vector."""
+    id: int
+    text_hash: str
+    embed_text: str
+
+
 @attrs.frozen(slots=True)
 class FileRecord:
     path: str
@@ -295,26 +302,26 @@ class Manifest(Annotations):
                 "SELECT c.id FROM chunks c LEFT JOIN files f ON f.path = c.path WHERE c.embedded=0 "
                 "ORDER BY f.mtime_ns DESC, c.id")]
 
-    def pending_rows(self, ids: Sequence[int]) -> list[tuple[int, str, str]]:
-        """(id, text_hash, embed_text) of those of ``ids`` still waiting for a vector, in that order."""
+    def pending_rows(self, ids: Sequence[int]) -> list[PendingChunk]:
+        """Those of ``ids`` still waiting for a vector, in that order."""
         if not ids:
             return []
         with self._lock:
-            found: dict[int, tuple[int, str, str]] = {}
+            found: dict[int, PendingChunk] = {}
             for i in range(0, len(ids), 500):
                 part = list(ids[i:i + 500])
                 for r in self._db.execute(
                         "SELECT id, text_hash, embed_text FROM chunks "
                         f"WHERE embedded=0 AND id IN ({','.join('?' * len(part))})", part):
-                    found[r[0]] = r
+                    found[r[0]] = PendingChunk(*r)
             return [found[i] for i in ids if i in found]
 
-    def pending_for_paths(self, paths: Iterable[str]) -> list[tuple[int, str, str]]:
-        """(id, text_hash, embed_text) of the chunks of ``paths`` still waiting for a vector."""
+    def pending_for_paths(self, paths: Iterable[str]) -> list[PendingChunk]:
+        """The chunks of ``paths`` still waiting for a vector."""
         with self._lock:
-            rows: list[tuple[int, str, str]] = []
+            rows: list[PendingChunk] = []
             for p in paths:
-                rows.extend(self._db.execute(
+                rows.extend(PendingChunk(*r) for r in self._db.execute(
                     "SELECT id, text_hash, embed_text FROM chunks WHERE embedded=0 AND path=? ORDER BY id", (p,)))
             return rows
 
