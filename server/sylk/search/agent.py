@@ -23,43 +23,46 @@ GROUP_BY = ("file", "language", "folder", "kind", "author")
 
 # A small table of words that name the same idea in code. Both directions are looked up.
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "delete": ("remove", "drop", "erase"),
-    "remove": ("delete", "drop"),
-    "create": ("make", "new", "build", "add"),
-    "get": ("fetch", "load", "read", "find"),
-    "fetch": ("get", "load", "download"),
-    "find": ("search", "lookup", "get"),
-    "search": ("find", "query", "lookup"),
-    "update": ("modify", "change", "set"),
-    "save": ("store", "write", "persist"),
-    "load": ("read", "open", "get"),
-    "retry": ("backoff", "attempt", "again"),
-    "error": ("exception", "err", "failure"),
-    "exception": ("error", "raise"),
-    "config": ("settings", "configuration", "options"),
-    "settings": ("config", "options", "preferences"),
-    "auth": ("authentication", "login", "credentials"),
-    "login": ("auth", "signin", "authenticate"),
-    "user": ("account", "member"),
-    "db": ("database", "sql", "store"),
-    "database": ("db", "sql", "store"),
-    "init": ("initialize", "setup", "constructor"),
-    "start": ("begin", "run", "launch"),
-    "stop": ("end", "halt", "shutdown", "cancel"),
-    "test": ("spec", "check", "assert"),
-    "parse": ("decode", "read", "tokenize"),
-    "serialize": ("encode", "dump", "marshal"),
-    "cache": ("memo", "memoize", "lru"),
-    "log": ("logger", "logging", "trace"),
-    "http": ("request", "client", "url"),
-    "send": ("post", "emit", "dispatch"),
-    "wait": ("sleep", "delay", "timeout"),
-    "delay": ("wait", "sleep", "backoff"),
-    "count": ("number", "total", "size"),
-    "distance": ("length", "norm", "metric"),
-    "sort": ("order", "rank"),
-    "validate": ("check", "verify"),
-    "convert": ("transform", "map", "cast"),
+    word: tuple(others.split())
+    for word, _, others in (line.partition(":") for line in """
+delete: remove drop erase
+remove: delete drop
+create: make new build add
+get: fetch load read find
+fetch: get load download
+find: search lookup get
+search: find query lookup
+update: modify change set
+save: store write persist
+load: read open get
+retry: backoff attempt again
+error: exception err failure
+exception: error raise
+config: settings configuration options
+settings: config options preferences
+auth: authentication login credentials
+login: auth signin authenticate
+user: account member
+db: database sql store
+database: db sql store
+init: initialize setup constructor
+start: begin run launch
+stop: end halt shutdown cancel
+test: spec check assert
+parse: decode read tokenize
+serialize: encode dump marshal
+cache: memo memoize lru
+log: logger logging trace
+http: request client url
+send: post emit dispatch
+wait: sleep delay timeout
+delay: wait sleep backoff
+count: number total size
+distance: length norm metric
+sort: order rank
+validate: check verify
+convert: transform map cast
+""".strip().splitlines())
 }
 MAX_EXPANDED = 12
 
