@@ -66,11 +66,11 @@ path, name and signature but not the docstring. The whole is cut at
 ``embed_chars`` characters. ``text_hash`` is a BLAKE2b (16 bytes) of it, the
 embedding cache key (with the model id): deterministic across runs.
 
-Why one module of ~670 lines with one ~360-line class: every kind of file goes
-through the same ``_Builder``, whose passes (source, markdown, config, windows)
-share one split of the text into lines, one coverage record and one emit path
-(parts, budgets, hashes). Split across modules they would pass that private state
-around; this docstring is most of the length.
+Why one ~360-line class: every kind of file goes through the same ``_Builder``,
+whose passes (source, markdown, config, windows) share one split of the text into
+lines, one coverage record and one emit path (parts, budgets, hashes). What needs
+none of that state lives elsewhere: config syntaxes and key rules in
+``config_files``.
 """
 
 from __future__ import annotations
@@ -84,6 +84,7 @@ from pathlib import PurePosixPath
 import attrs
 
 from ..text.words import split_words
+from .config_files import config_keys, config_syntax
 from .symbols import TYPE_KINDS, Symbol
 
 SOURCE_CODE, MARKDOWN, CONFIG, TEXT = "source_code", "markdown", "config", "text"
@@ -122,16 +123,6 @@ _LEADING: dict[str | None, tuple[tuple[str, ...], tuple[str, ...]]] = {
 _DEFAULT_LEADING = (_C_COMMENTS + ("#",), ())
 
 _MARKDOWN_EXTS = frozenset({".md", ".markdown", ".mdx"})
-_JSON_EXTS = frozenset({".json", ".jsonc", ".json5", ".code-workspace"})
-_YAML_EXTS = frozenset({".yaml", ".yml"})
-_TOML_EXTS = frozenset({".toml"})
-_INI_EXTS = frozenset({".ini", ".cfg", ".conf", ".properties", ".env"})
-_WINDOW_CONFIG_EXTS = frozenset({".xml", ".plist", ".xsd", ".xsl"})
-_CONFIG_NAMES = {
-    "Pipfile": "toml", "Cargo.lock": "toml", "poetry.lock": "toml",
-    ".editorconfig": "ini", ".gitconfig": "ini", ".npmrc": "ini", ".pylintrc": "ini", ".flake8": "ini",
-    ".coveragerc": "ini", ".env": "ini", ".babelrc": "json", ".eslintrc": "json", ".prettierrc": "json",
-}
 _SOURCE_EXTS = frozenset({
     ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".lua", ".php", ".pl", ".pm", ".swift",
     ".kt", ".kts", ".scala", ".sc", ".r", ".m", ".mm", ".sql", ".dart", ".ex", ".exs", ".erl", ".hs",
@@ -148,11 +139,6 @@ _WORD = re.compile(r"\w")
 _NOISE = frozenset({"{", "}", "(", ")", "[", "]", "};", "});", "})", "),", "},", "];", "],", ");", "});",
                     "/*", "*/", "*", "//", "#", '"""', "'''", "end", "fi", "done", "esac", "---"})
 _PY_DOC = re.compile(r"""[rRuUbBfF]{0,2}("{3}|'{3}|"|')""")
-_YAML_KEY = re.compile(r"""("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#\-\[\]{}&*!|>%@`"'?,][^:#]*?|-[^\s:#][^:#]*?)\s*:(?:\s|$)""")
-_SECTION = re.compile(r"\[\[?\s*([^\]]*?)\s*\]\]?\s*(?:[#;].*)?$")
-_INI_KEY = re.compile(r"""([^\s=:#;\[][^=:]*?)\s*[=:]""")
-_TOML_KEY = re.compile(r"""([A-Za-z0-9_\-."']+?)\s*=""")
-_JSON_KEY = re.compile(r"""([ \t]*)"((?:[^"\\]|\\.)*)"\s*:""")
 
 
 @attrs.frozen(slots=True)
@@ -181,27 +167,11 @@ def file_type(path: str, language: str | None) -> str:
         return MARKDOWN
     if language is not None:
         return SOURCE_CODE
-    if _config_syntax(p.name, ext) is not None:
+    if config_syntax(p.name, ext) is not None:
         return CONFIG
     if ext in _SOURCE_EXTS or p.name in _SOURCE_NAMES:
         return SOURCE_CODE
     return TEXT
-
-
-def _config_syntax(name: str, ext: str) -> str | None:
-    if name in _CONFIG_NAMES:
-        return _CONFIG_NAMES[name]
-    if ext in _JSON_EXTS:
-        return "json"
-    if ext in _YAML_EXTS:
-        return "yaml"
-    if ext in _TOML_EXTS:
-        return "toml"
-    if ext in _INI_EXTS:
-        return "ini"
-    if ext in _WINDOW_CONFIG_EXTS:
-        return "window"
-    return None
 
 
 _blake = hashlib.blake2b
@@ -238,7 +208,7 @@ def chunk_file(path: str, language: str | None, text: str, symbols: Sequence[Sym
             b.windows(window_lines, window_overlap)
     elif ftype == CONFIG:
         p = PurePosixPath(path)
-        syntax = _config_syntax(p.name, p.suffix.lower())
+        syntax = config_syntax(p.name, p.suffix.lower())
         if not b.config(syntax, window_lines):
             b.windows(window_lines, window_overlap)
     elif ftype == SOURCE_CODE and language is not None:
@@ -574,31 +544,7 @@ class _Builder:
     def config(self, syntax: str | None, group_lines: int) -> bool:
         """Key chunks by line rules; False when none are found (the caller makes windows)."""
         lines, n = self.lines, self.n
-        keys: list[tuple[int, str]] = []  # (line, key)
-        close = n  # lines from here on close the document (JSON "}")
-        if syntax == "yaml":
-            for i, line in enumerate(lines):
-                if line and line[0] not in " \t#" and not line.startswith(("---", "...")):
-                    m = _YAML_KEY.match(line)
-                    if m:
-                        keys.append((i, m.group(1).strip("\"'")))
-        elif syntax in ("toml", "ini"):
-            key_re = _TOML_KEY if syntax == "toml" else _INI_KEY
-            in_sections = False
-            for i, line in enumerate(lines):
-                if not line or line[0] in " \t#;":
-                    continue
-                if line[0] == "[":
-                    m = _SECTION.match(line)
-                    if m:
-                        keys.append((i, m.group(1)))
-                        in_sections = True
-                elif not in_sections:
-                    m = key_re.match(line)
-                    if m:
-                        keys.append((i, m.group(1).strip("\"'")))
-        elif syntax == "json":
-            keys, close = self._json_keys()
+        keys, close = config_keys(lines, syntax)
         if not keys:
             return False
         comments = ("//", "#") if syntax in ("json", "yaml") else ("#", ";")
@@ -635,33 +581,6 @@ class _Builder:
         if group:
             self._key_chunk(group)
         return True
-
-    def _json_keys(self) -> tuple[list[tuple[int, str]], int]:
-        lines, n = self.lines, self.n
-        first = 0
-        while first < n and not lines[first].strip():
-            first += 1
-        if first == n or lines[first].strip() != "{":
-            return [], n
-        keys: list[tuple[int, str]] = []
-        indent: str | None = None
-        for i in range(first + 1, n):
-            line = lines[i]
-            if not line.strip():
-                continue
-            if indent is None:
-                m = _JSON_KEY.match(line)
-                if not m:
-                    return [], n
-                indent = m.group(1)
-            if line.startswith(indent) and line[len(indent):len(indent) + 1] == '"':
-                m = _JSON_KEY.match(line)
-                if m and m.group(1) == indent:
-                    keys.append((i, m.group(2)))
-        close = n - 1
-        while close > first and not lines[close].strip():
-            close -= 1
-        return keys, close if lines[close].strip() == "}" else n
 
     def _key_chunk(self, group: list[list]) -> None:
         start, end = group[0][0], group[-1][1]
