@@ -13,3 +13,18 @@ class FieldError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
+
+
+def first_line(exc: BaseException, limit: int = 200) -> str:
+    """The first line of an exception's message (its type's name when it has none)."""
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:limit]
+
+
+def describe(exc: BaseException, limit: int = 300) -> str:
+    """``Type: first line`` of an exception, for one line to a user or a log."""
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    line = text.splitlines()[0]
+    return f"{type(exc).__name__}: {line if len(line) <= limit else line[:limit] + '...'}"

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ..config import MODEL_ID_DEFAULT, EmbeddingSettings
+from ..errors import describe
 from .embedder import Embedder
 from .packaged import PACKAGED_MODEL_ID, assemble_packaged_model, read_json, sha256, stamp_for
 
@@ -61,12 +62,6 @@ def _make_embedder(settings: EmbeddingSettings, model_id: str, source: str, **kw
         model = TextEmbedding(model_name=settings.model, threads=threads, **kwargs)
     return Embedder(model, model_id, max_tokens=settings.max_tokens,
                     batch_size=settings.batch_size, source=source)
-
-
-def _describe(e: BaseException) -> str:
-    text = str(e).strip().splitlines()[0] if str(e).strip() else ""
-    text = text if len(text) <= 300 else text[:300] + "..."
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 def _local_dir_problem(path: Path) -> str | None:
@@ -136,7 +131,7 @@ def _load_by_name(settings: EmbeddingSettings, cache_root: Path, *, allow_downlo
     try:
         return _make_embedder(settings, name, source, cache_dir=str(cache_dir), local_files_only=True), None
     except Exception as e:  # noqa: BLE001 - not cached (or broken): maybe download below
-        cached_error = _describe(e)
+        cached_error = describe(e)
     if not allow_download:
         why = f"{packaged_reason}; " if packaged_reason else ""
         return None, f"no embedding model available: {why}{name} is not in the fastembed cache either"
@@ -152,7 +147,7 @@ def _load_by_name(settings: EmbeddingSettings, cache_root: Path, *, allow_downlo
             outcome.append((_make_embedder(settings, name, f"fastembed download into {cache_dir}",
                                            cache_dir=str(cache_dir)), None))
         except Exception as e:  # noqa: BLE001
-            outcome.append((None, f"could not download embedding model {name}: {_describe(e)}"))
+            outcome.append((None, f"could not download embedding model {name}: {describe(e)}"))
 
     log.info("downloading embedding model %s into %s (%s)", name, cache_dir, cached_error)
     worker = threading.Thread(target=download, name="sylk-model-download", daemon=True)
@@ -174,7 +169,7 @@ def load_embedder(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedd
         return _load(settings, Path(cache_root))
     except Exception as e:  # noqa: BLE001 - a broken model must never take Sylk down
         log.exception("loading the embedding model failed")
-        return None, f"could not load the embedding model {settings.model}: {_describe(e)}"
+        return None, f"could not load the embedding model {settings.model}: {describe(e)}"
 
 
 def _load(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | None, str | None]:
@@ -190,7 +185,7 @@ def _load(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | Non
                                   specific_model_path=str(path),
                                   cache_dir=str(cache_root / "fastembed")), None
         except Exception as e:  # noqa: BLE001
-            return None, f"could not load the embedding model in {path}: {_describe(e)}"
+            return None, f"could not load the embedding model in {path}: {describe(e)}"
     packaged_reason = None
     if settings.model == MODEL_ID_DEFAULT:
         for attempt in range(2):
@@ -202,7 +197,7 @@ def _load(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | Non
                                       specific_model_path=str(path),
                                       cache_dir=str(cache_root / "fastembed")), None
             except Exception as e:  # noqa: BLE001
-                packaged_reason = f"the packaged model in {path} failed to load ({_describe(e)})"
+                packaged_reason = f"the packaged model in {path} failed to load ({describe(e)})"
                 if attempt == 0:
                     # damaged since it was checked: assemble it again from the wheels, once
                     log.warning("%s; assembling it again", packaged_reason)

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
+from ..errors import describe
+
 if TYPE_CHECKING:
     from .server import SylkServer
 
@@ -30,11 +32,6 @@ def is_notification(method: str) -> bool:
     return known is not None and known[1] is None
 
 
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
 def contained(feature: str, method: str, fn: F) -> F:
     """``fn`` with its failures contained (see the module docstring)."""
     where = f"{feature}.{method}"
@@ -43,7 +40,7 @@ def contained(feature: str, method: str, fn: F) -> F:
     def failed(exc: Exception) -> None:
         log.error("Error in '%s'", where, exc_info=exc)
         if not notification:
-            raise JsonRpcInternalError(f"Error in '{where}': {one_line(exc)}") from None
+            raise JsonRpcInternalError(f"Error in '{where}': {describe(exc)}") from None
 
     if asyncio.iscoroutinefunction(fn):
         @functools.wraps(fn)

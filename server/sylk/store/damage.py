@@ -23,7 +23,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ..errors import IndexError_
+from ..errors import IndexError_, first_line
 from .embedding_cache import EmbeddingCache
 from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, TANTIVY_DIR, VECTORS_DIR
 from .manifest import Manifest
@@ -37,11 +37,6 @@ except ImportError:  # pragma: no cover - Windows: Tantivy's own writer lock is 
 
 _TANTIVY_MAGIC = 1337
 _SEGMENT_PARTS = ("idx", "pos", "term", "store", "fast", "fieldnorm")
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
 
 
 class WriterLock:

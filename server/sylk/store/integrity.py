@@ -49,10 +49,10 @@ from collections.abc import Callable
 import attrs
 
 from ..config import Settings
-from ..errors import IndexError_
+from ..errors import IndexError_, first_line
 from ..ingest import scan
 from ..model import is_virtual
-from .damage import first_line, remove_leftovers, tantivy_damage, writer_active
+from .damage import remove_leftovers, tantivy_damage, writer_active
 from .layout import MANIFEST_FILE, TANTIVY_DIR, VECTORS_DIR
 from .manifest import MERKLE_META, Manifest, merkle_root
 from .stores import Stores

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import IndexError_
+from ..errors import IndexError_, first_line
 from ..ingest.parsing import ChunkRow
-from .damage import WriterLock, check_segments, first_line, set_aside, sqlite_damage
+from .damage import WriterLock, check_segments, set_aside, sqlite_damage
 from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, SCHEMA_VERSION, TANTIVY_DIR
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .manifest import ChunkRecord, Manifest
