@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ..config import Settings, index_dir_for
+from ..embed.embedder import Embedder
 from ..errors import IndexError_
 from ..model import doc_id, is_virtual
 from ..search.hybrid import HybridSearch
@@ -173,7 +174,7 @@ class Workspace:
         return self.semantic.load()
 
     @property
-    def embedder(self):  # noqa: ANN201 - Embedder | None
+    def embedder(self) -> Embedder | None:
         return self.semantic.embedder
 
     @property

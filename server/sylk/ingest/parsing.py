@@ -10,7 +10,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -63,8 +63,8 @@ class Parsed:
     unchanged: bool = False  # content hash equals the manifest's
 
     @property
-    def chunks(self) -> Iterator[ChunkRow]:
-        return map(ChunkRow._make, self.chunk_data)
+    def chunks(self) -> tuple[ChunkRow, ...]:
+        return tuple(map(ChunkRow._make, self.chunk_data))
 
 
 def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_size: int,
