@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sylk.search.query import Filters, QueryError, Weights, parse_inline, request_from_params, rrf
+from sylk.search.fusion import rrf
+from sylk.search.query import Filters, QueryError, Weights, parse_inline, request_from_params
 
 
 @pytest.mark.parametrize(("query", "text", "filters"), [

@@ -47,7 +47,7 @@ def test_camel_identifier_matches_as_a_phrase(ws: Workspace):
     pytest.param(Filters(max_lines=3), lambda h: h.end_line - h.start_line + 1 <= 3, id="max-lines"),
 ])
 def test_filters_hold(ws: Workspace, filters: Filters, check):
-    hits = lexical(ws, "the a return user point retry store", filters=filters, limit=50)
+    hits = lexical(ws, "the a return user point retry store tests", filters=filters, limit=50)
     assert hits, "the filter left nothing: the fixture should have matches"
     assert all(check(h) for h in hits)
 

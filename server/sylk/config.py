@@ -26,7 +26,7 @@ import platformdirs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from .languages import BY_NAME
-from .model import SEARCH_MODES
+from .model import FUSIONS, SEARCH_MODES
 
 # The default embedding model (shipped with Sylk: see embed/embedder.py).
 MODEL_ID_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
@@ -57,6 +57,14 @@ def _between(name: str, low: float, high: float | None = None) -> Any:
     return check
 
 
+def _one_of(name: str, values: tuple[str, ...]) -> Any:
+    """An attrs validator: ``name`` must be one of ``values``."""
+    def check(instance: Any, attribute: attrs.Attribute, value: str) -> None:
+        if value not in values:
+            raise ValueError(f"{name} must be one of {', '.join(values)}, got {value!r}")
+    return check
+
+
 @attrs.define
 class SymbolSettings:
     limit: int = attrs.field(default=100, validator=_between("symbols.limit", 1, 10000))
@@ -75,6 +83,7 @@ class SearchSettings:
     mode: str = attrs.field(default="hybrid")
     limit: int = attrs.field(default=20, validator=_between("search.limit", 1, 1000))
     rrf_k: int = attrs.field(default=60, validator=_between("search.rrfK", 1))
+    fusion: str = attrs.field(default="convex", validator=_one_of("search.fusion", FUSIONS))
     weights: WeightSettings = attrs.field(factory=WeightSettings)
 
     @mode.validator

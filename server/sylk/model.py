@@ -12,6 +12,8 @@ VIRTUAL_PREFIX = "sylk:/"
 FILE_TYPES = ("source_code", "markdown", "config", "text", "git_commit")
 # How a search ranks: words (BM25), meaning (vectors), or both fused; the first is the default.
 SEARCH_MODES = ("hybrid", "lexical", "semantic")
+# How hybrid search fuses its two rankings (search/fusion.py).
+FUSIONS = ("convex", "rrf")
 
 
 def is_virtual(path: str) -> bool:

@@ -57,7 +57,15 @@ def result_json(result: SearchResult, hits: list[dict[str, Any]] | None = None) 
     }
     if result.message:
         out["message"] = result.message
+    if result.explanation is not None:
+        out["explain"] = camel_dict(result.explanation)
     return out
+
+
+def explain_json(h: Hit) -> dict[str, Any]:
+    """A hit's ``explain`` block: each side's rank and raw score, and the fused score."""
+    return {"lexicalRank": h.lexical_rank, "lexicalScore": h.lexical_score, "semanticRank": h.semantic_rank,
+            "semanticScore": h.semantic_score, "fusedScore": h.score}
 
 
 def hit_json(h: Hit) -> dict[str, Any]:
@@ -72,6 +80,7 @@ def hit_json(h: Hit) -> dict[str, Any]:
         **({"author": h.author, "modified": h.modified} if h.author else {}),
         **({"tags": list(h.tags)} if h.tags else {}),
         **({"files": list(h.files)} if h.type == "git_commit" else {}),
+        **({"explain": explain_json(h)} if h.explained else {}),
     }
 
 

@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context", type=int, default=2, help="lines of context around the match")
     p.add_argument("--fuzzy", action="store_true", help="tolerate one typo per word")
     p.add_argument("--facets", action="store_true", help="print counts by language, type, kind, folder")
+    p.add_argument("--explain", action="store_true",
+                   help="show how the query was read, and each side's rank and raw score on every hit")
     p.add_argument("--format", choices=("default", "paths", "json"), default="default")
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
     p.set_defaults(run="commands:cmd_search")

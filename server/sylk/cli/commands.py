@@ -21,7 +21,7 @@ from ..errors import IndexError_
 from ..model import is_virtual
 from .args import workspace_root
 from .errors import CliError
-from .render import human_size, print_verification, verification_json
+from .render import explain_line, explanation_line, human_size, print_verification, verification_json
 
 KIND_WIDTH = 11
 
@@ -146,7 +146,7 @@ def cmd_symbols(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..search.query import Filters, QueryError, SearchRequest, Weights, parse_inline
+    from ..search.query import Filters, QueryError, from_settings, parse_inline
 
     root = workspace_root(args.path)
     try:
@@ -166,10 +166,9 @@ def cmd_search(args: argparse.Namespace) -> int:
                       modified_before=before).merged(inline)
     settings = _settings(root)
     s = settings.search  # what the command line does not say comes from the settings
-    req = SearchRequest(query=text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
+    req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
                         offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
-                        context_lines=args.context, weights=Weights(s.weights.lexical, s.weights.semantic),
-                        rrf_k=s.rrf_k)
+                        context_lines=args.context, explain=args.explain)
     ws = _open(root, settings=settings)
     try:
         if not args.no_refresh:
@@ -205,6 +204,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         if color:
             loc, title = f"\x1b[36m{loc}\x1b[0m", f"\x1b[1m{title}\x1b[0m"
         print(f"{n:>3}. {loc}  {title}  ({h.kind}{', ' + ranks if ranks else ''})")
+        if h.explained:
+            print("     " + explain_line(h))
         for i, line in enumerate(h.snippet.split("\n"), h.snippet_line):
             if color:
                 line = _highlight(line, [(a, b) for (ln, a, b) in h.highlights if ln == i])
@@ -220,6 +221,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         footer += (f" (semantic side: {idx.embedded} of {idx.chunks} chunks embedded;"
                    " 'sylk index' embeds the rest)")
     print(footer, file=sys.stderr)
+    if result.explanation is not None:
+        print(explanation_line(result.explanation), file=sys.stderr)
     return 0 if result.hits else 1
 
 

@@ -8,6 +8,7 @@ import attrs
 
 from .. import wire
 from ..config import camel
+from ..search.results import Explanation, Hit
 from ..store.integrity import SAMPLES, Verification
 
 
@@ -68,3 +69,26 @@ def print_verification(check: Verification) -> None:
         print(f"  disk Merkle root {check.disk_root} differs")
     if check.writer_active:
         print("  (another Sylk process is writing this index: some drift may be work in progress)")
+
+
+def explain_line(h: Hit) -> str:
+    """``sylk search --explain``: what each side said of a hit."""
+    lex = f"lexical #{h.lexical_rank} bm25 {h.lexical_score:.2f}" if h.lexical_score is not None else "lexical -"
+    sem = f"semantic #{h.semantic_rank} cos {h.semantic_score:.3f}" if h.semantic_score is not None else "semantic -"
+    return f"{lex} | {sem} | score {h.score:.4f}"
+
+
+def explanation_line(e: Explanation) -> str:
+    """``sylk search --explain``: how the query was read and fused."""
+    parts = [f"query read as {e.style}"]
+    if e.identifiers:
+        parts.append("identifiers " + " ".join(e.identifiers))
+    if e.words:
+        parts.append("words " + " ".join(e.words))
+    if e.dropped:
+        parts.append("stop words left out " + " ".join(e.dropped))
+    if e.fusion == "convex":
+        parts.append(f"fused convex, lexical share {e.alpha:.2f}, {e.depth} candidates a side")
+    elif e.fusion == "rrf":
+        parts.append(f"fused by reciprocal rank, {e.depth} candidates a side")
+    return "; ".join(parts)

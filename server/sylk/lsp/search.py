@@ -13,7 +13,7 @@ from .. import wire as shared
 from ..engine import documents
 from ..search import agent
 from ..search.merge import MergedResult, merge_results
-from ..search.query import QueryError, SearchRequest, Weights, request_from_params
+from ..search.query import QueryError, SearchRequest, request_from_params
 from ..search.results import IndexState, SearchResult
 from . import convert, wire
 from .handlers import command, feature
@@ -71,9 +71,7 @@ def setup(server: SylkServer) -> None:
         raw = convert.params_dict(params)
         s = ls.settings
         try:
-            req = request_from_params(raw, default_mode=s.search.mode, default_limit=s.search.limit,
-                                      rrf_k=s.search.rrf_k,
-                                      default_weights=Weights(s.search.weights.lexical, s.search.weights.semantic))
+            req = request_from_params(raw, s.search)
         except QueryError as exc:
             raise JsonRpcInvalidParams(str(exc)) from exc
         engines = ls.engines()

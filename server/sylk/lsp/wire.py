@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import wire as shared
 from ..model import doc_id, is_virtual
 from ..search.agent import FollowUp, Group, RelatedFile, Summary
 from ..search.results import Hit
@@ -48,6 +49,8 @@ def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dic
         "highlights": [{"start": {"line": ln, "character": a}, "end": {"line": ln, "character": b}}
                        for ln, a, b in h.highlights],
     }
+    if h.explained:
+        out["explain"] = shared.explain_json(h)
     if virtual:
         id_ = doc_id(h.path)
         out["document"] = (document(id_) if document else None) or {"id": id_}

@@ -35,7 +35,7 @@ from .. import __version__, config
 from .. import wire as shared
 from ..engine.indexer import IndexReport
 from ..engine.workspace import Workspace
-from ..search.query import MODES, TYPES, QueryError, Weights, request_from_params
+from ..search.query import MODES, TYPES, QueryError, request_from_params
 from ..search.roles import ROLES
 from ..service import WorkspaceService
 from ..steps import Reporter, Severity
@@ -259,8 +259,7 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
                   "contextLines": context_lines, "expand": expand}
         s = settings.search
         try:
-            req = request_from_params(params, default_mode=s.mode, default_limit=s.limit, rrf_k=s.rrf_k,
-                                      default_weights=Weights(s.weights.lexical, s.weights.semantic))
+            req = request_from_params(params, s)
         except QueryError as exc:
             raise _argument_error(exc) from exc
         if not req.query.strip():

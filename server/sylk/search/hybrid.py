@@ -26,8 +26,10 @@ from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
-from .query import Filters, SearchRequest, rrf
-from .results import Hit, IndexState, SearchResult
+from ..text.query_terms import QueryTerms, analyze
+from .fusion import CONVEX, Fused, Scored, alpha_for, fuse
+from .query import Filters, SearchRequest
+from .results import Explanation, Hit, IndexState, SearchResult
 from .roles import roles_of
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
@@ -96,13 +98,13 @@ class HybridSearch:
         records: dict[int, ChunkRecord] = {}
         git = self.manifest.git_lookup() if req.filters.needs_git else None
         tagged = self.manifest.tag_lookup() if req.filters.tags else None
-        lexical_ids: list[int] = []
-        semantic_ids: list[int] = []
-        sem_scores: dict[int, float] = {}
+        lexical: list[Scored] = []
+        semantic: list[Scored] = []
         lexical_total = 0
         message = None
+        terms = analyze(" ".join((req.query, *req.extra_terms)))
         if req.mode in ("hybrid", "lexical"):
-            hits, lexical_total = self._lexical(req, pool)
+            hits, lexical_total = self._lexical(req, terms, pool)
             records.update(self.manifest.chunks_by_id([h.id for h in hits]))
             for h in hits:
                 rec = records.get(h.id)
@@ -110,78 +112,80 @@ class HybridSearch:
                         (not req.filters.roles or _has_role(rec, req.filters.roles)) and \
                         (git is None or _git_ok(rec, req.filters, git)) and \
                         (tagged is None or _tags_ok(rec, req.filters, tagged)):
-                    lexical_ids.append(h.id)
+                    lexical.append(Scored(h.id, h.score))
         if req.mode in ("hybrid", "semantic") and req.query.strip():
             if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
                 message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                semantic_ids, sem_scores = self._semantic(req, pool, paths, records, git, tagged)
+                semantic = self._semantic(req, pool, paths, records, git, tagged)
         if req.mode == "lexical":
-            fused = [(i, 0.0) for i in lexical_ids]
+            fused = [Fused(c.id, 1.0 / (req.rrf_k + r), lexical_rank=r, lexical_score=c.score)
+                     for r, c in enumerate(lexical, 1)]
         elif req.mode == "semantic":
-            fused = [(i, 0.0) for i in semantic_ids]
-        else:
-            n = max(FUSE_MIN, (req.offset + req.limit) * POOL_FACTOR)
-            fused = rrf([lexical_ids[:n], semantic_ids[:n]], [req.weights.lexical, req.weights.semantic], req.rrf_k)
-        lex_rank = {cid: r for r, cid in enumerate(lexical_ids, 1)}
-        sem_rank = {cid: r for r, cid in enumerate(semantic_ids, 1)}
+            fused = [Fused(c.id, c.score, semantic_rank=r, semantic_score=c.score) for r, c in enumerate(semantic, 1)]
+        depth = req.fuse_depth or max(FUSE_MIN, (req.offset + req.limit) * POOL_FACTOR)
+        if req.mode == "hybrid":
+            fused = fuse(req.fusion, lexical, semantic, depth=depth, style=terms.style,
+                         weights=(req.weights.lexical, req.weights.semantic), k=req.rrf_k, alpha=req.alpha)
         page = fused[req.offset:req.offset + req.limit]
         all_git = git if git is not None else self.manifest.git_lookup()
         all_tags = tagged if tagged is not None else self.manifest.tag_lookup()
         words = _query_words(" ".join((req.query, *req.extra_terms)))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
-        for cid, score in page:
-            rec = records[cid]
-            if req.mode == "lexical":
-                score = 1.0 / (req.rrf_k + lex_rank[cid])
-            elif req.mode == "semantic":
-                score = sem_scores.get(cid, 0.0)
+        for f in page:
+            rec = records[f.id]
             snippet, first, marks = self._snippet(rec, words, req.context_lines, texts)
             meta = all_git.get(rec.path)
-            out.append(Hit(cid, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
-                           rec.start_line, rec.end_line, round(score, 6), lex_rank.get(cid), sem_rank.get(cid),
+            out.append(Hit(f.id, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
+                           rec.start_line, rec.end_line, round(f.score, 6), f.lexical_rank, f.semantic_rank,
                            snippet, first, marks, meta.author if meta else "", meta.time if meta else 0, (),
-                           all_tags.get(rec.path, ())))
-        candidates = list(dict.fromkeys(lexical_ids + semantic_ids))  # every candidate of both sides
+                           all_tags.get(rec.path, ()), req.explain, f.lexical_score if req.explain else None,
+                           f.semantic_score if req.explain else None))
+        # every candidate of both sides
+        candidates = list(dict.fromkeys([c.id for c in lexical] + [c.id for c in semantic]))
         facets = _facets([records[c] for c in candidates], all_git) if req.facets else {}
         if req.filters.needs_git and not all_git:
             message = ((message + "; ") if message else "") + \
                 "no git metadata (not a git repository, or git is missing): the author and date filters match nothing"
         total = lexical_total if req.mode == "lexical" and paths is None else len(candidates)
+        explanation = None
+        if req.explain:
+            hybrid = req.mode == "hybrid"
+            explanation = Explanation(
+                terms.style, tuple(i.text for i in terms.identifiers), terms.words, terms.dropped,
+                req.fusion if hybrid else req.mode, alpha_for(terms.style, req.alpha) if hybrid and req.fusion == CONVEX
+                else None, depth if hybrid else 0)
         return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
-                            index_state, message)
+                            index_state, message, explanation)
 
     # sides --------------------------------------------------------------
-    def _lexical(self, req: SearchRequest, pool: int) -> tuple[list[ChunkHit], int]:
+    def _lexical(self, req: SearchRequest, terms: QueryTerms, pool: int) -> tuple[list[ChunkHit], int]:
         f = req.filters
-        text = " ".join((req.query, *req.extra_terms)) if req.extra_terms else req.query
-        query = self.lexical.build_query(text, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
+        query = self.lexical.build_query(terms, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
                                          kinds=f.kinds, min_lines=f.min_lines, max_lines=f.max_lines)
         # path globs are applied afterwards: fetch more when they may drop candidates
         return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles or f.tags or f.needs_git else 1))
 
     def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
                   records: dict[int, ChunkRecord], git: dict[str, GitFile] | None,
-                  tagged: dict[str, tuple[str, ...]] | None) -> tuple[list[int], dict[int, float]]:
+                  tagged: dict[str, tuple[str, ...]] | None) -> list[Scored]:
         assert self.vectors is not None and self.embedder is not None
         qv = self.embedder.embed_query(req.query)
         k = pool * (4 if not req.filters.empty else 1)
         found = self.vectors.search(qv, k)
         missing = [cid for cid, _ in found if cid not in records]
         records.update(self.manifest.chunks_by_id(missing))
-        out: list[int] = []
-        scores: dict[int, float] = {}
+        out: list[Scored] = []
         for cid, score in found:
             rec = records.get(cid)
             if rec is None or not _passes(rec, req.filters, paths) or (git is not None and not _git_ok(
                     rec, req.filters, git)) or (tagged is not None and not _tags_ok(rec, req.filters, tagged)):
                 continue
-            out.append(cid)
-            scores[cid] = score
+            out.append(Scored(cid, score))
             if len(out) >= pool:
                 break
-        return out, scores
+        return out
 
     # snippets -----------------------------------------------------------
     def _snippet(self, rec: ChunkRecord, words: Sequence[str], context: int,

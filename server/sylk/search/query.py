@@ -17,13 +17,13 @@ from ..config import SearchSettings
 from ..errors import FieldError
 from ..model import FILE_TYPES, SEARCH_MODES
 from .agent import GROUP_BY, expand_terms
+from .fusion import RRF_K
 from .roles import ROLES
 
 MODES = SEARCH_MODES
 TYPES = FILE_TYPES
 _DOC_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # virtual documents' own types (documents.py)
 _DEFAULTS = SearchSettings()  # the defaults are the settings' (config.py)
-RRF_K = _DEFAULTS.rrf_k
 
 
 class QueryError(FieldError):
@@ -87,6 +87,12 @@ class SearchRequest:
     context_lines: int = 2
     weights: Weights = Weights()
     rrf_k: int = RRF_K
+    # fusion (fusion.py): the method, a fixed lexical share for convex (None: by query
+    # style), how many candidates of each side are fused (None: 3x the page, at least 30)
+    fusion: str = _DEFAULTS.fusion
+    alpha: float | None = None
+    fuse_depth: int | None = None
+    explain: bool = False  # each side's rank and raw score on every hit
     # agent options (see agent.py): words added to the lexical side, and what to add to the result
     extra_terms: tuple[str, ...] = ()
     expand: bool = False
@@ -126,19 +132,6 @@ def parse_inline(query: str) -> tuple[str, Filters]:
     return " ".join(rest.split()), filters
 
 
-def rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], k: int = RRF_K) -> list[tuple[int, float]]:
-    """Reciprocal rank fusion: score(d) = sum_i w_i / (k + rank_i(d)), ranks from 1.
-    Ties keep the order of first appearance (lexical first)."""
-    scores: dict[int, float] = {}
-    for ranking, w in zip(rankings, weights):
-        for rank, doc in enumerate(ranking, 1):
-            scores[doc] = scores.get(doc, 0.0) + w / (k + rank)
-    order: dict[int, int] = {}
-    for doc in (d for r in rankings for d in r):
-        order.setdefault(doc, len(order))
-    return sorted(scores.items(), key=lambda t: (-t[1], order[t[0]]))
-
-
 def _time(field: str, value: Any) -> int | None:
     if value is None:
         return None
@@ -175,16 +168,24 @@ def _int(field: str, value: Any, *, low: int, high: int | None = None, default: 
     return value
 
 
-def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str = _DEFAULTS.mode,
-                        default_limit: int = _DEFAULTS.limit, rrf_k: int = RRF_K,
-                        default_weights: Weights = Weights()) -> SearchRequest:
-    """A SearchRequest from ``sylk/search`` params (camelCase); QueryError names a bad field."""
+def from_settings(settings: SearchSettings, query: str, **fields: Any) -> SearchRequest:
+    """A request whose mode, limit, weights and fusion are the settings' unless ``fields``
+    say otherwise."""
+    defaults: dict[str, Any] = {
+        "mode": settings.mode, "limit": settings.limit, "rrf_k": settings.rrf_k, "fusion": settings.fusion,
+        "weights": Weights(settings.weights.lexical, settings.weights.semantic)}
+    return SearchRequest(query=query, **{**defaults, **fields})
+
+
+def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettings = _DEFAULTS) -> SearchRequest:
+    """A SearchRequest from ``sylk/search`` params (camelCase), what they leave out from
+    the settings; QueryError names a bad field."""
     if not isinstance(params, Mapping):
         raise QueryError("params", "expected an object")
     query = params.get("query")
     if not isinstance(query, str):
         raise QueryError("query", "required, a string")
-    mode = params.get("mode", default_mode)
+    mode = params.get("mode", settings.mode)
     if mode not in MODES:
         raise QueryError("mode", f"one of {', '.join(MODES)}, got {mode!r}")
     raw = params.get("filters")
@@ -219,34 +220,35 @@ def request_from_params(params: Mapping[str, Any] | None, *, default_mode: str =
     if not isinstance(w, Mapping):
         raise QueryError("weights", "expected an object")
     weights = Weights(
-        lexical=_float("weights.lexical", w.get("lexical"), default_weights.lexical),
-        semantic=_float("weights.semantic", w.get("semantic"), default_weights.semantic),
+        lexical=_float("weights.lexical", w.get("lexical"), settings.weights.lexical),
+        semantic=_float("weights.semantic", w.get("semantic"), settings.weights.semantic),
     )
     text, inline = parse_inline(query)
-    for flag in ("fuzzy", "facets", "expand", "relatedFiles", "followUps", "summary"):
+    for flag in ("fuzzy", "facets", "expand", "relatedFiles", "followUps", "summary", "explain"):
         if flag in params and not isinstance(params[flag], bool):
             raise QueryError(flag, "expected true or false")
     group_by = params.get("groupBy")
     if group_by is not None and group_by not in GROUP_BY:
         raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}")
     expand = bool(params.get("expand", False))
-    return SearchRequest(
-        query=text,
+    return from_settings(
+        settings,
+        text,
         mode=mode,
-        limit=_int("limit", params.get("limit"), low=1, high=1000, default=default_limit),  # type: ignore[arg-type]
+        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
         offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
         filters=filters.merged(inline),
         fuzzy=bool(params.get("fuzzy", False)),
         facets=bool(params.get("facets", False)),
         context_lines=_int("contextLines", params.get("contextLines"), low=0, high=50, default=2),  # type: ignore[arg-type]
         weights=weights,
-        rrf_k=rrf_k,
         extra_terms=expand_terms(text) if expand else (),
         expand=expand,
         group_by=group_by,
         related_files=bool(params.get("relatedFiles", False)),
         follow_ups=bool(params.get("followUps", False)),
         summary=bool(params.get("summary", False)),
+        explain=bool(params.get("explain", False)),
     )
 
 

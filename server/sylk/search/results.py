@@ -31,6 +31,11 @@ class Hit:
     modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
     files: tuple[str, ...] = ()  # a git_commit hit: the files the commit touched
     tags: tuple[str, ...] = ()  # user tags of the file or document
+    # asked for with ``explain``: what each side said of it, BM25 and cosine similarity
+    # (None where that side did not find it; its rank is lexical_rank / semantic_rank)
+    explained: bool = False
+    lexical_score: float | None = None
+    semantic_score: float | None = None
 
 
 @attrs.frozen
@@ -45,6 +50,19 @@ class IndexState:
 
 
 @attrs.frozen
+class Explanation:
+    """How a query was read and fused (``explain``)."""
+
+    style: str  # identifier, natural or mixed (text/query_terms.py)
+    identifiers: tuple[str, ...]
+    words: tuple[str, ...]  # searched for; stop words left out
+    dropped: tuple[str, ...]  # the stop words left out
+    fusion: str  # convex or rrf (search/fusion.py); the mode's own ranking outside hybrid
+    alpha: float | None  # convex: the lexical share
+    depth: int  # candidates of each side fused
+
+
+@attrs.frozen
 class SearchResult:
     """One page of hits, the facets of every candidate, and how complete the index is."""
 
@@ -56,3 +74,4 @@ class SearchResult:
     facets: dict[str, list[tuple[str, int]]]
     index: IndexState
     message: str | None = None
+    explanation: Explanation | None = None

@@ -22,7 +22,6 @@ manifest keeps. Custom tokenizers are not stored in the index, so
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -30,11 +29,15 @@ from pathlib import Path
 import attrs
 import tantivy
 
-from ..text.words import code_words
+from ..text.query_terms import QueryTerms, analyze
+from .lexical_query import WEIGHTS, FieldWeights, compile_terms
 
 WORDS = "sylk_words"
 LOWER = "sylk_lower"
 MAX_TOKEN = 64
+
+
+STEMS = "sylk_stems"
 
 
 def _register(index: tantivy.Index) -> None:
@@ -42,25 +45,16 @@ def _register(index: tantivy.Index) -> None:
              .filter(tantivy.Filter.remove_long(MAX_TOKEN))
              .filter(tantivy.Filter.lowercase())
              .build())
+    stems = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+             .filter(tantivy.Filter.remove_long(MAX_TOKEN))
+             .filter(tantivy.Filter.lowercase())
+             .filter(tantivy.Filter.stopword("english"))
+             .filter(tantivy.Filter.stemmer("english"))
+             .build())
     lower = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw()).filter(tantivy.Filter.lowercase()).build()
     index.register_tokenizer(WORDS, words)
+    index.register_tokenizer(STEMS, stems)
     index.register_tokenizer(LOWER, lower)
-
-
-_QUERY_TOKEN = re.compile(r'"[^"]*"|[^\W_][\w]*')
-
-
-def query_words(text: str) -> str:
-    """A user query with identifiers split the way the index splits them. An
-    identifier made of several words becomes a quoted phrase, so ``HttpRetryPolicy``
-    finds that identifier (or ``http_retry_policy``), not every ``http``."""
-    def one(m: re.Match[str]) -> str:
-        token = m.group(0)
-        if token.startswith('"'):
-            return code_words(token)
-        words = code_words(token)
-        return f'"{words}"' if words != token else token
-    return _QUERY_TOKEN.sub(one, text)
 
 
 def build_schema() -> tantivy.Schema:
@@ -74,6 +68,8 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("name", stored=False, tokenizer_name=LOWER)
     sb.add_text_field("name_words", stored=False, tokenizer_name=WORDS)
     sb.add_text_field("content", stored=False, tokenizer_name=WORDS)
+    # the same words stemmed, stop words out, for English queries; no positions (no phrases)
+    sb.add_text_field("prose", stored=False, tokenizer_name=STEMS, index_option="freq")
     sb.add_integer_field("lines", stored=False, indexed=True, fast=True)
     return sb.build()
 
@@ -181,16 +177,13 @@ class LexicalIndex:
                                order_by_field="chunk_id", order=tantivy.Order.Asc).hits
         return [cid for cid, _addr in hits]
 
-    def build_query(self, text: str, *, fuzzy: bool = False, languages: Sequence[str] = (),
+    def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, languages: Sequence[str] = (),
                     types: Sequence[str] = (), kinds: Sequence[str] = (), min_lines: int | None = None,
-                    max_lines: int | None = None) -> tantivy.Query:
-        """BM25 over chunk names (boosted), their words and contents, with filters.
-        User syntax is tolerated (lenient parsing); identifiers match as phrases of words."""
-        fields = ["name", "name_words", "content"]
-        fuzzy_fields = {"content": (False, 1, True), "name_words": (False, 1, True)} if fuzzy else None
-        parsed, _errors = self.index.parse_query_lenient(
-            query_words(text), fields, field_boosts={"name": 5.0, "name_words": 2.5}, fuzzy_fields=fuzzy_fields)
-        clauses = [(tantivy.Occur.Must, parsed),
+                    max_lines: int | None = None, weights: FieldWeights = WEIGHTS) -> tantivy.Query:
+        """BM25 over chunk names, their words, contents and stemmed contents (see
+        lexical_query.py), with filters. ``text`` is what the user typed, or its analysis."""
+        terms = analyze(text) if isinstance(text, str) else text
+        clauses = [(tantivy.Occur.Must, compile_terms(self.index, self.schema, terms, fuzzy=fuzzy, weights=weights)),
                    (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "doc_type", "chunk"))]
         for field, values in (("language", languages), ("type", types), ("kind", kinds)):
             if values:

@@ -50,3 +50,19 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W_]+")
 def split_words(name: str) -> list[str]:
     """``getHTTPResponse2_code`` -> ``["get", "HTTP", "Response", "2", "code"]``."""
     return _WORD.findall(name)
+
+
+_INDEX_WORD = re.compile(r"[^\W_]+")
+_NAME_SEPARATORS = re.compile(r"[\W_]+")
+
+
+def index_words(text: str) -> list[str]:
+    """The lower-cased words the lexical index makes of ``text`` (``code_words``, then
+    Tantivy's simple tokenizer: runs of letters and digits), for building queries."""
+    return [w.lower() for w in _INDEX_WORD.findall(code_words(text))]
+
+
+def name_key(name: str) -> str:
+    """A name lower-cased without separators, so every spelling of one identifier
+    meets: ``parse_url``, ``parseUrl``, ``ParseURL`` and ``parse-url`` -> ``parseurl``."""
+    return _NAME_SEPARATORS.sub("", name).lower()

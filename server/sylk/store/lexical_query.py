@@ -1,0 +1,115 @@
+"""From an analysed query (text/query_terms.py) to one Tantivy query over the chunk
+fields (lexical.py's schema). Every clause is optional (BM25 sums what matches):
+
+identifier ``get_user``
+    its name whole (``name``, separators out, so ``getUser`` meets it too), boosted
+    most; its words as a phrase in the name words and in the content; with five
+    letters or more, also names one edit away (``get_usre``), at a constant score
+    that an exact match always beats.
+word ``retry``
+    the name (a one-word query is often a name), the name words, the content as
+    written, and the stemmed content (``prose``: ``retries`` meets ``retry``).
+neighbouring words ``parse url``
+    one identifier written apart: the joined name (``parseurl``) and the phrase in
+    the name words and the content.
+``"quoted text"``
+    a phrase in the content.
+
+``fuzzy: true`` lets every word of five letters or more match one edit away in the
+name words and the content too.
+"""
+
+from __future__ import annotations
+
+import attrs
+import tantivy
+
+from ..text.query_terms import IDENTIFIER, QueryTerms
+from ..text.words import index_words, name_key
+
+FUZZY_MIN = 5  # letters a word needs before a typo is allowed in it
+
+
+@attrs.frozen
+class FieldWeights:
+    """Boosts per field (bench/relevance.py chose them; see the README's "How search works")."""
+
+    name: float = 5.0  # the whole name, exactly
+    name_words: float = 2.5
+    content: float = 1.0
+    prose: float = 1.0
+    joined: float = 3.0  # neighbouring words as one identifier
+    typo: float = 2.0  # a name one edit away (constant, not BM25)
+
+
+WEIGHTS = FieldWeights()
+Q = tantivy.Query
+
+
+def _words_query(schema: tantivy.Schema, field: str, words: list[str]) -> tantivy.Query | None:
+    if not words:
+        return None
+    if len(words) == 1:
+        return Q.term_query(schema, field, words[0])
+    return Q.phrase_query(schema, field, words)
+
+
+def _boost(query: tantivy.Query | None, weight: float) -> tantivy.Query | None:
+    if query is None or weight <= 0:
+        return None
+    return query if weight == 1.0 else Q.boost_query(query, weight)
+
+
+def _any(queries: list[tantivy.Query | None]) -> tantivy.Query | None:
+    kept = [q for q in queries if q is not None]
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else Q.boolean_query([(tantivy.Occur.Should, q) for q in kept])
+
+
+def compile_terms(index: tantivy.Index, schema: tantivy.Schema, terms: QueryTerms, *, fuzzy: bool = False,
+                  weights: FieldWeights = WEIGHTS) -> tantivy.Query:
+    """The scoring part of a chunk query (lexical.py adds the filters); an empty query
+    (nothing to search for) matches nothing."""
+    w = weights
+    clauses: list[tantivy.Query | None] = []
+
+    def typo(key: str, field: str, weight: float) -> tantivy.Query | None:
+        if sum(ch.isalpha() for ch in key) < FUZZY_MIN:
+            return None
+        return _boost(Q.fuzzy_term_query(schema, field, key, 1, True, False), weight)
+
+    for ident in terms.identifiers:
+        words = index_words(ident.text)
+        key = name_key(ident.parts[-1])  # foo.bar: the name defined is bar
+        clauses.append(_any([
+            _boost(Q.term_query(schema, "name", key), w.name),
+            _boost(_words_query(schema, "name_words", words), w.name_words),
+            _boost(_words_query(schema, "content", words), w.content),
+            typo(key, "name", w.typo) if ident.typo_tolerant else None,
+        ]))
+    def stem(word: str) -> tantivy.Query | None:
+        try:  # the field's analyzer stems the word (and drops it if it is a stop word)
+            return index.parse_query(word, ["prose"])
+        except ValueError:
+            return None
+
+    for word in terms.words:
+        clauses.append(_any([
+            _boost(Q.term_query(schema, "name", word), w.name),
+            _boost(Q.term_query(schema, "name_words", word), w.name_words),
+            _boost(Q.term_query(schema, "content", word), w.content),
+            _boost(stem(word), w.prose),
+            typo(word, "name", w.typo) if terms.style == IDENTIFIER else None,
+            typo(word, "content", w.content) if fuzzy else None,
+            typo(word, "name_words", w.name_words) if fuzzy else None,
+        ]))
+    for a, b in terms.runs:
+        clauses.append(_any([
+            _boost(Q.term_query(schema, "name", a + b), w.joined),
+            _boost(Q.phrase_query(schema, "name_words", [a, b]), w.joined),
+            _boost(Q.phrase_query(schema, "content", [a, b]), w.content),
+        ]))
+    for phrase in terms.phrases:
+        clauses.append(_words_query(schema, "content", index_words(phrase)))
+    return _any(clauses) or Q.empty_query()
