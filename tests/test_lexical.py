@@ -45,6 +45,9 @@ def index(tmp_path: Path) -> LexicalIndex:
     add(lx, 3, "c.css", ".main-header { color: red }")
     add(lx, 4, "d.c", "int utf8_decode(char *s);  int sha256Sum;")
     add(lx, 9, "e.py", "class HttpRetryPolicy: pass", "class", "HttpRetryPolicy", "http retry policy")
+    add(lx, 10, "f.py", "def parse_url(text):\n    # reconnects when the connection drops\n", "function", "parse_url",
+        "parse url")
+    add(lx, 11, "g.ts", "function parseUrl(text) { return text; }", "function", "parseUrl", "parse Url")
     lx.commit()
     yield lx
     lx.close()
@@ -63,6 +66,10 @@ def index(tmp_path: Path) -> LexicalIndex:
     pytest.param("retry", {"e.py"}, id="symbol-name-word"),
     pytest.param("HttpRetryPolicy", {"e.py"}, id="symbol-name-original"),
     pytest.param("httpretrypolicy", {"e.py"}, id="symbol-name-whole"),
+    pytest.param("reconnecting connections", {"f.py"}, id="english-stemmed"),
+    pytest.param("HttpRetryPolciy", {"e.py"}, id="identifier-with-a-typo"),
+    pytest.param("parse_ulr", {"f.py", "g.ts"}, id="snake-typo-meets-every-spelling"),
+    pytest.param("the retry", {"e.py"}, id="stop-word-dropped"),
 ])
 def test_code_aware_search(index: LexicalIndex, query: str, paths: set[str]):
     assert search_paths(index, query) == paths
@@ -89,3 +96,19 @@ def test_short_and_long_word_splitting_agree():
     long_text = sample * (SHORT_TEXT // len(sample) + 2)
     assert code_words(long_text) == code_words_utf8(long_text.encode())
     assert code_words(sample) * (SHORT_TEXT // len(sample) + 2) == code_words(long_text)
+
+
+def test_words_written_apart_find_the_identifier_first(index: LexicalIndex):
+    for query in ("parse url", "parseurl"):
+        hits, _total = index.search_chunks(index.build_query(query), 10)
+        assert {PATHS[h.id] for h in hits[:2]} == {"f.py", "g.ts"}, query
+
+
+def test_exact_name_outranks_a_name_one_typo_away(index: LexicalIndex):
+    hits, _total = index.search_chunks(index.build_query("HttpRetryPolicy"), 10)
+    typo, _total = index.search_chunks(index.build_query("HttpRetryPolciy"), 10)
+    assert hits[0].score > typo[0].score  # a typo is found, but never ranks like the name itself
+
+
+def test_typos_need_five_letters(index: LexicalIndex):
+    assert search_paths(index, "utf9") == set()

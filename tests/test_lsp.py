@@ -282,6 +282,18 @@ async def test_sylk_search_lexical_over_stdio(client: LanguageClient):
     assert [f.value for f in result.facets.language] == ["python"]
 
 
+async def test_sylk_search_explain_over_stdio(client: LanguageClient):
+    await wait_for_progress_end(client)
+    result = await client.protocol.send_request_async("sylk/search", {
+        "query": "get_usr_by_id", "mode": "lexical", "limit": 1, "explain": True})
+    hit = result.hits[0]
+    assert hit.symbol == "get_user_by_id"  # one letter missing, found without asking for fuzzy
+    assert hit.explain.lexicalRank == 1 and hit.explain.lexicalScore > 0 and hit.explain.semanticRank is None
+    assert result.explain.style == "identifier" and result.explain.identifiers == ["get_usr_by_id"]
+    plain = await client.protocol.send_request_async("sylk/search", {"query": "get_user_by_id", "mode": "lexical"})
+    assert not hasattr(plain, "explain") and not hasattr(plain.hits[0], "explain")
+
+
 async def test_sylk_search_rejects_bad_params_naming_the_field(client: LanguageClient):
     from pygls.exceptions import JsonRpcInvalidParams
 

@@ -115,6 +115,22 @@ def test_cli_search_default_format(workspace: Path):
     assert "1 of" in r.stderr and "mode lexical" in r.stderr
 
 
+def test_cli_search_explain(workspace: Path):
+    r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "the retry policy", str(workspace),
+                        "--mode", "lexical", "--limit", "2", "--explain"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].strip().startswith("lexical #1 bm25 ") and "semantic -" in lines[1]
+    assert "query read as natural; words retry policy; stop words left out the" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "the retry policy", str(workspace),
+                        "--mode", "lexical", "--limit", "1", "--explain", "--format", "json", "--no-refresh"],
+                       capture_output=True, text=True, timeout=120)
+    data = json.loads(r.stdout)
+    assert data["explain"]["style"] == "natural" and data["explain"]["dropped"] == ["the"]
+    hit = data["hits"][0]["explain"]
+    assert hit["lexicalRank"] == 1 and hit["lexicalScore"] > 0 and hit["semanticScore"] is None
+
+
 # --- the semantic side, with the real packaged model -------------------------------
 
 @pytest.fixture(scope="module")
@@ -155,6 +171,29 @@ def test_hybrid_fuses_both_sides(semantic_ws: Workspace):
     assert top.lexical_rank is not None and top.semantic_rank is not None
     assert result.index.ready is True and result.index.pending == 0
     assert result.message is None
+
+
+@pytest.mark.parametrize("fusion", ["convex", "rrf"])
+def test_explain_reports_each_side_and_the_fusion(semantic_ws: Workspace, fusion: str):
+    result = semantic_ws.search(SearchRequest("the exponential backoff for failed requests", "hybrid", limit=5,
+                                              fusion=fusion, explain=True))
+    e = result.explanation
+    assert e is not None and e.style == "natural" and e.fusion == fusion
+    assert "the" in e.dropped and "backoff" in e.words
+    assert (e.alpha is not None) == (fusion == "convex")
+    top = result.hits[0]
+    assert top.path == "app/http.py" and top.explained
+    assert top.lexical_score is not None and top.lexical_score > 0 and top.lexical_rank is not None
+    assert top.semantic_score is not None and 0 < top.semantic_score <= 1 and top.semantic_rank is not None
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+    plain = semantic_ws.search(SearchRequest("exponential backoff for failed requests", "hybrid", limit=5))
+    assert plain.explanation is None and not plain.hits[0].explained and plain.hits[0].lexical_score is None
+
+
+def test_a_misspelled_identifier_is_found_without_asking(semantic_ws: Workspace):
+    for mode in ("lexical", "hybrid"):
+        hits = semantic_ws.search(SearchRequest("HttpRetryPolcy", mode, limit=3)).hits
+        assert hits[0].symbol == "HttpRetryPolicy", mode
 
 
 def test_semantic_filters_hold(semantic_ws: Workspace):

@@ -30,7 +30,7 @@ import attrs
 import tantivy
 
 from ..text.query_terms import QueryTerms, analyze
-from .lexical_query import WEIGHTS, FieldWeights, compile_terms
+from .lexical_query import FieldWeights, compile_terms
 
 WORDS = "sylk_words"
 LOWER = "sylk_lower"
@@ -179,7 +179,7 @@ class LexicalIndex:
 
     def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, languages: Sequence[str] = (),
                     types: Sequence[str] = (), kinds: Sequence[str] = (), min_lines: int | None = None,
-                    max_lines: int | None = None, weights: FieldWeights = WEIGHTS) -> tantivy.Query:
+                    max_lines: int | None = None, weights: FieldWeights | None = None) -> tantivy.Query:
         """BM25 over chunk names, their words, contents and stemmed contents (see
         lexical_query.py), with filters. ``text`` is what the user typed, or its analysis."""
         terms = analyze(text) if isinstance(text, str) else text

@@ -68,10 +68,10 @@ def _any(queries: list[tantivy.Query | None]) -> tantivy.Query | None:
 
 
 def compile_terms(index: tantivy.Index, schema: tantivy.Schema, terms: QueryTerms, *, fuzzy: bool = False,
-                  weights: FieldWeights = WEIGHTS) -> tantivy.Query:
+                  weights: FieldWeights | None = None) -> tantivy.Query:
     """The scoring part of a chunk query (lexical.py adds the filters); an empty query
     (nothing to search for) matches nothing."""
-    w = weights
+    w = WEIGHTS if weights is None else weights
     clauses: list[tantivy.Query | None] = []
 
     def typo(key: str, field: str, weight: float) -> tantivy.Query | None:
