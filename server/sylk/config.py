@@ -72,10 +72,10 @@ class SymbolSettings:
 
 @attrs.define
 class WeightSettings:
-    # semantic ranks are the better single signal on natural-language queries
-    # (bench/relevance.py: hybrid MRR@10 0.469 at 1:1, 0.482 at 1:1.5)
+    # multipliers on each side; the balance per query style is search/fusion.py's ALPHA
+    # (with fusion rrf, 1:1.5 did best on bench/relevance.py: MRR@10 0.482 vs 0.469 at 1:1)
     lexical: float = attrs.field(default=1.0, validator=_between("search.weights.lexical", 0))
-    semantic: float = attrs.field(default=1.5, validator=_between("search.weights.semantic", 0))
+    semantic: float = attrs.field(default=1.0, validator=_between("search.weights.semantic", 0))
 
 
 @attrs.define

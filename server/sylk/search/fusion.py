@@ -8,12 +8,12 @@ numbers):
     only, so a side's confidence is lost: a lexical rank 1 that matched the whole
     name counts the same as a rank 1 that matched one common word.
 ``convex``
-    each side's raw scores min-max normalised over its first ``depth`` candidates
-    (BM25 and cosine similarity live on different scales), then
+    each side's raw scores brought to [0, 1] over its first ``depth`` candidates
+    (BM25 divided by the best BM25; cosine similarity min-max), then
     ``alpha * lexical + (1 - alpha) * semantic``, a side that did not find the chunk
     adding 0. ``alpha`` is the lexical share, chosen per query style
-    (text/query_terms.py): identifiers lean on the lexical side, English on the
-    semantic one. The request's weights scale each side on top.
+    (text/query_terms.py): an identifier leans on the lexical side. The request's
+    weights scale each side on top.
 """
 
 from __future__ import annotations
@@ -29,7 +29,11 @@ from ..text.query_terms import IDENTIFIER, MIXED, NATURAL
 CONVEX, RRF = FUSIONS
 RRF_K = SearchSettings().rrf_k
 # The lexical share of a convex fusion per query style.
-ALPHA = {IDENTIFIER: 0.6, MIXED: 0.5, NATURAL: 0.35}
+ALPHA = {IDENTIFIER: 0.6, MIXED: 0.5, NATURAL: 0.5}
+# Candidates of each side fused (at least): RRF does better on short lists, since a
+# chunk ranked ~30th on both sides would beat one ranked first on one; convex does
+# better on long ones, since a weak score counts for little.
+DEPTH = {CONVEX: 100, RRF: 30}
 
 
 @attrs.frozen(slots=True)
@@ -65,7 +69,15 @@ def rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], k: int = RR
     return sorted(scores.items(), key=lambda t: (-t[1], order[t[0]]))
 
 
-def _normalised(side: Sequence[Scored]) -> dict[int, float]:
+def _by_top(side: Sequence[Scored]) -> dict[int, float]:
+    """BM25 over the best BM25: the top lexical hit is 1, a weak match near 0."""
+    top = max((c.score for c in side), default=0.0)
+    return {c.id: c.score / top if top > 0 else 0.0 for c in side}
+
+
+def _min_max(side: Sequence[Scored]) -> dict[int, float]:
+    """Cosine similarities stretched over the candidates: they crowd into a narrow band
+    (0.3 to 0.6 with all-MiniLM-L6-v2), so their raw values would weigh little."""
     if not side:
         return {}
     hi = max(c.score for c in side)
@@ -76,9 +88,9 @@ def _normalised(side: Sequence[Scored]) -> dict[int, float]:
 
 def convex(lexical: Sequence[Scored], semantic: Sequence[Scored], alpha: float,
            weights: tuple[float, float] = (1.0, 1.0)) -> list[tuple[int, float]]:
-    """``alpha * lexical + (1 - alpha) * semantic`` over min-max normalised scores; ties
-    keep the order of first appearance (lexical first)."""
-    lex, sem = _normalised(lexical), _normalised(semantic)
+    """``alpha * lexical + (1 - alpha) * semantic`` over normalised scores; ties keep
+    the order of first appearance (lexical first)."""
+    lex, sem = _by_top(lexical), _min_max(semantic)
     wl, ws = alpha * weights[0], (1.0 - alpha) * weights[1]
     order = list(dict.fromkeys([c.id for c in lexical] + [c.id for c in semantic]))
     scores = {d: wl * lex.get(d, 0.0) + ws * sem.get(d, 0.0) for d in order}

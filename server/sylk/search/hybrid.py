@@ -1,5 +1,5 @@
 """Hybrid search over chunks: Tantivy BM25 (lexical) and FAISS k-NN (semantic),
-fused with reciprocal rank fusion.
+fused by score (or by rank; fusion.py).
 
 Each side over-fetches candidates (a pool several times the page), applies the
 filters, and the fused list is paged. Facets count the fused candidates.
@@ -27,17 +27,14 @@ from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from ..text.query_terms import QueryTerms, analyze
-from .fusion import CONVEX, Fused, Scored, alpha_for, fuse
+from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .query import Filters, SearchRequest
 from .results import Explanation, Hit, IndexState, SearchResult
 from .roles import roles_of
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
-# hybrid fuses only the first FUSE_MIN (at least 3x the page) of each: RRF over long
-# lists lets a chunk ranked ~30th on both sides beat one ranked 1st on one side
-# (bench/relevance.py: MRR@10 0.462 fusing 100, 0.469 fusing 30).
+# hybrid fuses the first fusion.DEPTH (at least 3x the page) of each.
 POOL_MIN = 100
-FUSE_MIN = 30
 POOL_FACTOR = 3
 FACET_TOP = 20
 
@@ -123,7 +120,7 @@ class HybridSearch:
                      for r, c in enumerate(lexical, 1)]
         elif req.mode == "semantic":
             fused = [Fused(c.id, c.score, semantic_rank=r, semantic_score=c.score) for r, c in enumerate(semantic, 1)]
-        depth = req.fuse_depth or max(FUSE_MIN, (req.offset + req.limit) * POOL_FACTOR)
+        depth = req.fuse_depth or max(DEPTH[req.fusion], (req.offset + req.limit) * POOL_FACTOR)
         if req.mode == "hybrid":
             fused = fuse(req.fusion, lexical, semantic, depth=depth, style=terms.style,
                          weights=(req.weights.lexical, req.weights.semantic), k=req.rrf_k, alpha=req.alpha)

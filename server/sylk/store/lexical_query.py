@@ -35,9 +35,9 @@ class FieldWeights:
     """Boosts per field (bench/relevance.py chose them; see the README's "How search works")."""
 
     name: float = 5.0  # the whole name, exactly
-    name_words: float = 2.5
+    name_words: float = 4.0
     content: float = 1.0
-    prose: float = 1.0
+    prose: float = 3.0
     joined: float = 3.0  # neighbouring words as one identifier
     typo: float = 2.0  # a name one edit away (constant, not BM25)
 
