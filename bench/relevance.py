@@ -237,6 +237,16 @@ def run_language(lang: Language, src_root: Path, packages: list[str], args, vari
             empty_index_dir(index_dir)
 
 
+def engine_commit() -> str:
+    """The last commit that changed server/ (the bench's own commits do not move it)."""
+    try:
+        out = subprocess.run(["git", "-C", str(corpora.SERVER.parent), "log", "-1", "--format=%h", "--", "server"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return out + (" (uncommitted changes)" if "server/" in corpora.git_head() else "")
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 def main() -> int:
@@ -275,6 +285,8 @@ def main() -> int:
     rg_version = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
 
     corpora.header("sylk relevance benchmark (CodeSearchNet style, issue 12)")
+    engine = engine_commit()
+    print(f"engine: server/ last changed at {engine}")
     print(f"config: languages {', '.join(langs)}; --max-queries {args.max_queries} --seed {args.seed} "
           f"--min-words {args.min_words}; variants: {', '.join(str(v) for v in variants) or 'none'}; {rg_version}")
     t0 = time.perf_counter()
@@ -286,7 +298,7 @@ def main() -> int:
         infos[name], results[name] = run_language(lang, src_root, packages, args, variants, rg)
         print_language(name, results[name], infos[name]["files"], args.show_fails, args.seed)
 
-    config = {"date": time.strftime("%Y-%m-%d %H:%M"), "sylk": corpora.git_head(), "rg": rg_version,
+    config = {"date": time.strftime("%Y-%m-%d %H:%M"), "sylk": corpora.git_head(), "engine": engine, "rg": rg_version,
               "languages": langs, "max_queries": args.max_queries, "seed": args.seed,
               "min_words": args.min_words, "variants": {v.name: v.changes for v in variants},
               "corpora": infos, "seconds": round(time.perf_counter() - t0, 1)}

@@ -196,7 +196,8 @@ def report(results: dict, config: dict, baseline: dict | None, baseline_path: Pa
     if baseline is not None:
         before = baseline.get("results", {})
         bc = baseline.get("config", {})
-        print(f"\ncompared with {baseline_path} ({bc.get('date')}, sylk at {bc.get('sylk')}), MRR@10 before -> after:")
+        print(f"\ncompared with {baseline_path} ({bc.get('date')}, sylk at {bc.get('sylk')}, engine at "
+              f"{bc.get('engine', '?')}), MRR@10 before -> after:")
         for key in ("max_queries", "seed", "min_words"):
             if bc.get(key) != config.get(key):
                 print(f"  note: {key} was {bc.get(key)}, is {config.get(key)}: the queries differ")
