@@ -230,26 +230,31 @@ def _go_func_end(masked: str, start: int) -> int:
 
 
 def _go_doc_block(lines: list[str], masked: list[str], decl: int) -> tuple[list[int], str]:
-    """The comment lines directly above line ``decl`` (no blank line between) and their text.
-    Directives (``//go:noinline``) are neither doc nor blanked."""
+    """The comment lines directly above line ``decl`` (no blank line between: ``//`` lines
+    and whole ``/* */`` blocks, in any mix) and their text. Directives (``//go:noinline``)
+    are neither doc nor blanked."""
     doc_lines: list[int] = []
-    text: list[str] = []
+    parts: list[str] = []  # bottom-up
     i = decl - 1
-    if i >= 0 and lines[i].rstrip().endswith("*/") and not masked[i].strip():
-        j = i  # a /* ... */ block ending right above
-        while j >= 0 and not lines[j].lstrip().startswith("/*"):
-            j -= 1
-        if j >= 0 and all(not masked[k].strip() for k in range(j, i + 1)):
-            body = "\n".join(lines[j:i + 1]).strip()
-            return list(range(j, i + 1)), body[2:-2]
-        return [], ""
-    while i >= 0 and lines[i].startswith("//"):
-        if not _GO_DIRECTIVE.match(lines[i]):
-            doc_lines.append(i)
-            t = lines[i][2:]
-            text.append(t[1:] if t.startswith(" ") else t)
-        i -= 1
-    return sorted(doc_lines), "\n".join(reversed(text))
+    while i >= 0:
+        if lines[i].startswith("//"):
+            if not _GO_DIRECTIVE.match(lines[i]):
+                doc_lines.append(i)
+                t = lines[i][2:]
+                parts.append(t[1:] if t.startswith(" ") else t)
+            i -= 1
+        elif lines[i].rstrip().endswith("*/") and not masked[i].strip():
+            j = i  # a /* ... */ block ending here: its first line starts with /*
+            while j >= 0 and not lines[j].lstrip().startswith("/*"):
+                j -= 1
+            if j < 0 or any(masked[k].strip() for k in range(j, i + 1)):
+                break
+            doc_lines.extend(range(j, i + 1))
+            parts.append("\n".join(lines[j:i + 1]).strip()[2:-2])
+            i = j - 1
+        else:
+            break
+    return sorted(doc_lines), "\n".join(reversed(parts))
 
 
 def _go_decl_lines(masked: list[str]) -> list[tuple[int, str]]:
