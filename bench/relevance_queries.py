@@ -193,7 +193,7 @@ def go_mask(src: str) -> str:
     return "".join(out)
 
 
-_GO_FUNC = re.compile(r"^func\s*(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*[(\[]")
+_GO_FUNC = re.compile(r"^func\s*(?:\([^)]*\)\s*)?([^\W\d]\w*)\s*[(\[]")
 _GO_DIRECTIVE = re.compile(r"^//(line |extern |export |[a-z0-9]+:[a-z0-9])")
 _GO_TYPE_WORD = re.compile(r"(?:interface|struct)\s*$")
 
