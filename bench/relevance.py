@@ -1,207 +1,90 @@
 """Relevance of ``sylk/search``, CodeSearchNet style (run by hand, never in CI).
 
-    python bench/relevance.py [--corpus stdlib|PATH] [--packages email,asyncio,...]
-                              [--max-queries 600] [--seed 1] [--min-words 5]
-                              [--keep] [--show-fails 5]
+    python bench/relevance.py [--languages python,go] [--corpus stdlib|PATH] [--packages email,asyncio,...]
+                              [--go-corpus go|PATH] [--go-packages net/http,encoding/json,...]
+                              [--max-queries 600] [--seed 1] [--min-words 5] [--show-fails 5]
+                              [--variant NAME:key=value,...]... [--json FILE] [--baseline FILE] [--keep]
 
-Corpus: a few packages of a real code base (default: ``email``, ``asyncio``,
-``http``, ``urllib``, ``json`` and ``logging`` from the stdlib copy that
-``corpora.prepare("stdlib")`` makes), ``.py`` files only, test folders excluded.
-
-Queries: for every function or method with a docstring, the first sentence of
-its first paragraph is the query and the function (path, name, ``def`` line) is
-the answer. Sentences of fewer than --min-words words, with fewer than three
-words that are not stopwords, or found on more than one function (ambiguous) are
-skipped; above --max-queries a ``random.Random(seed)`` sample is kept.
-
-Index: a copy of the corpus with every docstring (module, class, function)
-replaced by an empty string literal ``""`` on its first line and blank lines for
-the rest, so line numbers are unchanged, the code still parses, and the query
-text is not in what is indexed. ``Workspace.index()``, ``load_semantic()`` and
-``embed_pending()`` on a fresh index folder (throughput printed).
-
-Scoring: ``ws.search(SearchRequest(query, mode, limit=10))`` per mode. A hit is
-correct when its path is the answer's, its symbol is the function's name (or
-ends with ``.name``) and its line range overlaps the function's lines (so a part
-of a long function counts, the enclosing class chunk does not). MRR@10 and
-recall@10 (share of queries answered in the top 10).
-
-Baseline, same run, same (docstring-free) files: ``rg -i -c -F -w -e w1 -e w2 ...``
-with the query's words minus stopwords, files ranked by matching line count
-(ties by path); the answer's file rank is the hit rank. File level, which is an
-easier task than finding the chunk (a file holds ~50 functions here).
-
-Target: hybrid MRR@10 beats both lexical-only and semantic-only (PASS/MISS, exit
-1 on a MISS).
+Per language (Python: six stdlib packages; Go: twelve std packages, see
+relevance_queries.LANGUAGES): the functions and methods with a doc text are the
+answers; the indexed copy has the docs stripped (line numbers unchanged). Three
+query styles per function: ``sentence`` (the doc's first sentence; in Go without
+the leading function name), ``keywords`` (3-5 of its content words, seeded) and
+``typo`` (the function's own name with one seeded edit). Every query runs in the
+lexical, semantic and hybrid modes (and each ``--variant``, a hybrid request with
+fields changed), against an ``rg`` file-level baseline. MRR@10, recall@10, top-3
+rate and p50 ms per language, style and mode; PASS/MISS lines for the targets of
+issue 12. Exit status 0 whatever the targets say (these are measurements); 1 or 2
+only when the run itself fails. bench/README.md has the rules in full.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import random
-import re
+import json
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import attrs
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import corpora  # noqa: E402  (puts server/ on sys.path)
+from relevance_queries import LANGUAGES, STYLES, Language, Query, build_queries, words_of  # noqa: E402
+from relevance_report import Score, Variant, parse_variant, print_language, report  # noqa: E402
 
-DEFAULT_PACKAGES = ("email", "asyncio", "http", "urllib", "json", "logging")
 MODES = ("lexical", "semantic", "hybrid")
 K = 10
 
-STOPWORDS = frozenset("""
-a an the and or but if then else of to in on at by for with from as is are was were be been being
-this that these those it its it's into onto than not no nor so such can could should would will
-may might must do does did done has have had having which who whom whose what when where why how
-all any each every both either neither some other another same own only also just very too more most
-there here their them they we you your our us he she his her i me my one ones e g eg ie etc
-""".split())
+
+@dataclass
+class ModeRun:
+    """One mode's (or variant's) answers to one style's queries."""
+    name: str
+    ranks: list[int | None] = field(default_factory=list)
+    ms: list[float] = field(default_factory=list)
+    errors: int = 0
+    hits: list[list] = field(default_factory=list)
+
+    def score(self) -> Score:
+        return Score.of(self.ranks, self.ms, self.errors)
 
 
-# -- corpus and queries ---------------------------------------------------------------------------
-
-def corpus_files(root: Path, packages: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for pkg in packages:
-        base = root / pkg
-        if base.is_file() and base.suffix == ".py":
-            out.append(base)
-            continue
-        for p in sorted(base.rglob("*.py")):
-            rel = p.relative_to(root)
-            if any(part in ("test", "tests", "idle_test") or part.startswith("test_") for part in rel.parts[:-1]):
-                continue
-            out.append(p)
-    return out
-
-
-def _docstring_node(node: ast.AST) -> ast.Expr | None:
-    body = getattr(node, "body", None)
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        return body[0]
-    return None
-
-
-def strip_docstrings(src: str) -> str:
-    """``src`` with every docstring replaced by ``""`` (same line count)."""
-    tree = ast.parse(src)
-    lines = src.split("\n")
-    nodes = [tree] + [n for n in ast.walk(tree)
-                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    edits = []
-    for n in nodes:
-        d = _docstring_node(n)
-        if d is not None:
-            edits.append((d.lineno - 1, d.col_offset, d.end_lineno - 1, d.end_col_offset))
-    # bottom-up so earlier offsets stay valid (col offsets are UTF-8 bytes)
-    for l0, c0, l1, c1 in sorted(edits, reverse=True):
-        first = lines[l0].encode("utf-8")
-        last = lines[l1].encode("utf-8")
-        head = first[:c0].decode("utf-8")
-        tail = last[c1:].decode("utf-8")
-        lines[l0:l1 + 1] = [head + '""' + tail] + [""] * (l1 - l0)
-    out = "\n".join(lines)
-    ast.parse(out)  # still valid Python
-    return out
-
-
-_SENTENCE = re.compile(r"^(.+?[.!?])(?=\s|$)")
-
-
-def first_sentence(doc: str) -> str:
-    para = re.split(r"\n\s*\n", doc.strip(), maxsplit=1)[0]
-    para = " ".join(para.split())
-    m = _SENTENCE.match(para)
-    return (m.group(1) if m else para).strip()
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text.lower())
-            if w not in STOPWORDS and len(w) > 1]
-
-
-def build_queries(root: Path, files: list[Path], min_words: int) -> tuple[list[dict], dict]:
-    cands: list[dict] = []
-    stats = {"functions": 0, "with_docstring": 0, "short": 0, "generic": 0, "ambiguous": 0}
-    for p in files:
-        rel = p.relative_to(root).as_posix()
-        tree = ast.parse(p.read_text(encoding="utf-8", errors="replace"))
-        for n in ast.walk(tree):
-            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            stats["functions"] += 1
-            doc = ast.get_docstring(n)
-            if not doc:
-                continue
-            stats["with_docstring"] += 1
-            q = first_sentence(doc)
-            if len(q.split()) < min_words:
-                stats["short"] += 1
-                continue
-            if len(content_words(q)) < 3:
-                stats["generic"] += 1
-                continue
-            cands.append({"query": q, "path": rel, "name": n.name, "line": n.lineno - 1,
-                          "end": n.end_lineno - 1, "project": rel.split("/")[0]})
-    seen: dict[str, int] = {}
-    for c in cands:
-        key = " ".join(c["query"].lower().split())
-        seen[key] = seen.get(key, 0) + 1
-    out = []
-    for c in cands:
-        if seen[" ".join(c["query"].lower().split())] > 1:
-            stats["ambiguous"] += 1
-        else:
-            out.append(c)
-    return out, stats
-
-
-def copy_stripped(root: Path, files: list[Path], dest: Path) -> tuple[int, int]:
-    n_lines = n_bytes = 0
-    for p in files:
-        rel = p.relative_to(root)
-        src = p.read_text(encoding="utf-8", errors="replace")
-        out = strip_docstrings(src)
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(out, encoding="utf-8")
-        n_lines += out.count("\n")
-        n_bytes += len(out.encode("utf-8"))
-    return n_lines, n_bytes
+@dataclass
+class StyleRun:
+    style: str
+    queries: list[Query]
+    modes: dict[str, ModeRun]  # lexical, semantic, hybrid, variants..., rg
 
 
 # -- scoring ---------------------------------------------------------------------------------------
 
-def correct(hit, q: dict) -> bool:
-    if hit.path != q["path"]:
+def correct(hit, q: Query) -> bool:
+    t = q.target
+    if hit.path != t.path:
         return False
-    if hit.symbol != q["name"] and not hit.symbol.endswith("." + q["name"]):
+    if hit.symbol != t.name and not hit.symbol.endswith("." + t.name):
         return False
-    return hit.start_line <= q["end"] and hit.end_line >= q["line"]
+    return hit.start_line <= t.end and hit.end_line >= t.line
 
 
-def rank_of(hits, q: dict) -> int | None:
+def rank_of(hits, q: Query) -> int | None:
     for r, h in enumerate(hits[:K], 1):
         if correct(h, q):
             return r
     return None
 
 
-def rg_rank(root: Path, q: dict, rg: str) -> int | None:
-    words = list(dict.fromkeys(content_words(q["query"])))
-    if not words:
+def rg_rank(root: Path, q: Query, rg: str, glob: str) -> int | None:
+    if not q.rg_words:
         return None
-    cmd = [rg, "-i", "-c", "-F", "-w", "--no-messages", "-g", "*.py"]
-    for w in words:
+    cmd = [rg, "-i", "-c", "-F", "-w", "--no-messages", "-g", glob]
+    for w in q.rg_words:
         cmd += ["-e", w]
     cmd.append(".")
     res = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
@@ -212,173 +95,219 @@ def rg_rank(root: Path, q: dict, rg: str) -> int | None:
         counts.append((-int(n), path))
     counts.sort()
     for r, (_n, path) in enumerate(counts[:K], 1):
-        if path == q["path"]:
+        if path == q.target.path:
             return r
     return None
 
 
-def metrics(ranks: list[int | None]) -> tuple[float, float]:
-    n = len(ranks) or 1
-    return sum(1.0 / r for r in ranks if r) / n, sum(1 for r in ranks if r) / n
+# -- one language ----------------------------------------------------------------------------------
+
+def empty_index_dir(path: Path) -> None:
+    """Everything but the embedding cache goes, so the vectors of unchanged chunks are reused.
+    The schema stamp stays too: the engine wipes a folder without one, cache included."""
+    from sylk.store.embedding_cache import EmbeddingCache
+    from sylk.store.layout import META_FILE
+
+    path.mkdir(parents=True, exist_ok=True)
+    for p in path.iterdir():
+        if p.name.startswith(EmbeddingCache.FILENAME) or p.name == META_FILE:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+
+
+def cache_count(index_dir: Path) -> int:
+    from sylk.store.embedding_cache import EmbeddingCache
+    with EmbeddingCache.open(index_dir) as cache:
+        return cache.count()
+
+
+def run_language(lang: Language, src_root: Path, packages: list[str], args, variants: list[Variant],
+                 rg: str) -> tuple[dict, list[StyleRun]]:
+    from sylk.config import Settings
+    from sylk.engine.workspace import Workspace
+    from sylk.search.query import SearchRequest
+
+    t_start = time.perf_counter()
+    files = lang.files(src_root, packages)
+    root = corpora.BENCH_ROOT / f"relevance-{lang.name}-corpus"
+    index_dir = corpora.BENCH_ROOT / f"relevance-{lang.name}-index"
+    shutil.rmtree(root, ignore_errors=True)
+    defs, corpus_words = [], set()
+    n_lines = n_bytes = 0
+    for p in files:
+        rel = p.relative_to(src_root).as_posix()
+        src = p.read_text(encoding="utf-8", errors="replace")
+        defs.extend(lang.definitions(src, rel))
+        out = lang.strip(src)
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(out, encoding="utf-8")
+        corpus_words |= words_of(out)
+        n_lines += out.count("\n")
+        n_bytes += len(out.encode("utf-8"))
+    queries, st = build_queries(lang, defs, corpus_words, min_words=args.min_words,
+                                max_queries=args.max_queries, seed=args.seed)
+    print(f"\n== {lang.name}: {src_root}: {', '.join(packages)} -> {len(files)} files, {n_lines} lines, "
+          f"{n_bytes / 1e6:.1f} MB (docs stripped, copy in {root})")
+    print(f"functions {st.functions}, with a doc {st.with_doc}; skipped: {st.short} first sentence "
+          f"< {args.min_words} words, {st.generic} generic (< 3 content words), {st.ambiguous} ambiguous "
+          f"(same sentence on 2+ functions) -> {st.candidates} candidates")
+    print(f"typo: of those, {st.typo_short} names < 5 letters, {st.typo_not_unique} names defined 2+ times "
+          f"(skipped: the intended definition is ambiguous), {st.typo_collides} typos that are a word of the "
+          f"corpus -> {st.typo_candidates} typo candidates")
+    print(f"queries  " + ", ".join(f"{s} {len(queries[s])}" for s in STYLES)
+          + f" (seed {args.seed}, at most {args.max_queries} per style)")
+    for s in STYLES:
+        for q in queries[s][:2]:
+            print(f"  {s:<9} {q.text!r} -> {q.target.path}:{q.target.line + 1} {q.target.name}")
+
+    empty_index_dir(index_dir)
+    ws = Workspace(root, Settings(index_dir=str(index_dir)))
+    try:
+        t0 = time.perf_counter()
+        ix = ws.index()
+        t_index = time.perf_counter() - t0
+        cached_before = cache_count(index_dir)  # after the open, which may have started the folder over
+        print(f"index    {t_index:.2f}s: {ix.summary()}")
+        t0 = time.perf_counter()
+        note = ws.load_semantic()
+        t_load = time.perf_counter() - t0
+        if not ws.semantic_ready:
+            raise SystemExit(f"semantic search unavailable: {note or ws.semantic_message}")
+        t_embed0 = last = time.perf_counter()
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.perf_counter()
+            if now - last >= 30 or (done == total and total):
+                print(f"  embedded {done}/{total}  {done / max(now - t_embed0, 1e-9):.1f} chunks/s  "
+                      f"[{corpora.load_line()}]", flush=True)
+                last = now
+
+        embedded = ws.embed_pending(progress=progress)
+        t_embed = time.perf_counter() - t_embed0
+        fresh = cache_count(index_dir) - cached_before
+        print(f"embed    model loaded in {t_load:.2f}s; {embedded} chunks in {t_embed:.1f}s "
+              f"({fresh} new vectors in the embedding cache, {embedded - fresh} reused; {index_dir})   "
+              f"[{corpora.load_line()}]")
+        state = ws.index_state()
+        print(f"index state: {state}")
+
+        requests = {m: SearchRequest("", m, limit=K, context_lines=0) for m in MODES}
+        requests.update({v.name: v.request(requests["hybrid"]) for v in variants})
+        runs: list[StyleRun] = []
+        t_search = t_rg = 0.0
+        for style in STYLES:
+            qs = queries[style]
+            modes = {name: ModeRun(name) for name in [*requests, "rg"]}
+            for q in qs:
+                for name, base in requests.items():
+                    run = modes[name]
+                    t0 = time.perf_counter()
+                    try:
+                        hits = ws.search(attrs.evolve(base, query=q.text)).hits
+                    except Exception:  # a query the engine cannot take is a miss, counted
+                        run.errors += 1
+                        hits = []
+                    run.ms.append((time.perf_counter() - t0) * 1000)
+                    run.ranks.append(rank_of(hits, q))
+                    run.hits.append(hits[:3])
+            t_search += sum(sum(m.ms) for n, m in modes.items() if n != "rg")
+            for q in qs:
+                t0 = time.perf_counter()
+                modes["rg"].ranks.append(rg_rank(root, q, rg, lang.glob))
+                modes["rg"].ms.append((time.perf_counter() - t0) * 1000)
+            t_rg += sum(modes["rg"].ms)
+            runs.append(StyleRun(style, qs, modes))
+        t_all = time.perf_counter() - t_start
+        print(f"time: {t_all:.1f}s in all (index {t_index:.1f}s, embed {t_embed:.1f}s, searches "
+              f"{t_search / 1000:.1f}s, rg {t_rg / 1000:.1f}s)   [{corpora.load_line()}]")
+        info = {"corpus": str(src_root), "packages": packages, "files": len(files), "lines": n_lines,
+                "chunks": state.chunks, "query_stats": asdict(st),
+                "seconds": {"all": round(t_all, 1), "index": round(t_index, 2), "embed": round(t_embed, 1),
+                            "embedded": embedded, "computed": fresh}}
+        return info, runs
+    finally:
+        ws.close()
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+            empty_index_dir(index_dir)
+
+
+def engine_commit() -> str:
+    """The last commit that changed server/ (the bench's own commits do not move it)."""
+    try:
+        out = subprocess.run(["git", "-C", str(corpora.SERVER.parent), "log", "-1", "--format=%h", "--", "server"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return out + (" (uncommitted changes)" if "server/" in corpora.git_head() else "")
 
 
 # -- main ------------------------------------------------------------------------------------------
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", default="stdlib")
-    ap.add_argument("--packages", default=",".join(DEFAULT_PACKAGES))
-    ap.add_argument("--max-queries", type=int, default=600)
+    ap.add_argument("--languages", default="python,go", help="python, go or both (comma-separated)")
+    ap.add_argument("--corpus", default="stdlib", help="the Python corpus (corpora.prepare name or a folder)")
+    ap.add_argument("--packages", default=",".join(LANGUAGES["python"].default_packages))
+    ap.add_argument("--go-corpus", default="go", help="the Go corpus (corpora.prepare name or a folder)")
+    ap.add_argument("--go-packages", default=",".join(LANGUAGES["go"].default_packages),
+                    help="package folders, each without its subpackages")
+    ap.add_argument("--max-queries", type=int, default=600, help="per language and style")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--min-words", type=int, default=5)
     ap.add_argument("--show-fails", type=int, default=5)
-    ap.add_argument("--keep", action="store_true", help="keep the stripped copy and the index folder")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:key=value,...",
+                    help="a hybrid row with SearchRequest fields changed (repeatable)")
+    ap.add_argument("--json", type=Path, help="write every metric and the config here")
+    ap.add_argument("--baseline", type=Path, help="a --json file of an earlier run to compare with")
+    ap.add_argument("--keep", action="store_true", help="keep the stripped copies and the index folders")
     args = ap.parse_args()
 
-    from sylk.config import Settings
-    from sylk.engine.workspace import Workspace
-    from sylk.search.query import SearchRequest
-
+    langs = [x for x in args.languages.split(",") if x]
+    for name in langs:
+        if name not in LANGUAGES:
+            ap.error(f"--languages: {name!r} is not one of {', '.join(LANGUAGES)}")
+    try:
+        variants = [parse_variant(spec, reserved={*MODES, "rg"}) for spec in args.variant]
+    except ValueError as e:
+        ap.error(f"--variant: {e}")
+    if len({v.name for v in variants}) < len(variants):
+        ap.error("--variant: two variants with the same name")
+    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
     rg = shutil.which("rg")
     if rg is None:
         raise SystemExit("ripgrep not found: apt-get install -y ripgrep")
     rg_version = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
 
-    corpora.header("sylk relevance benchmark (CodeSearchNet style)")
-    src_root = corpora.prepare(args.corpus)
-    packages = [p for p in args.packages.split(",") if p]
-    files = corpus_files(src_root, packages)
-    queries, stats = build_queries(src_root, files, args.min_words)
-    n_cands = len(queries)
-    if len(queries) > args.max_queries:
-        queries = random.Random(args.seed).sample(queries, args.max_queries)
-    queries.sort(key=lambda q: (q["path"], q["line"]))
-    per_project: dict[str, int] = {}
-    for q in queries:
-        per_project[q["project"]] = per_project.get(q["project"], 0) + 1
+    corpora.header("sylk relevance benchmark (CodeSearchNet style, issue 12)")
+    engine = engine_commit()
+    print(f"engine: server/ last changed at {engine}")
+    print(f"config: languages {', '.join(langs)}; --max-queries {args.max_queries} --seed {args.seed} "
+          f"--min-words {args.min_words}; variants: {', '.join(str(v) for v in variants) or 'none'}; {rg_version}")
+    t0 = time.perf_counter()
+    infos, results = {}, {}
+    for name in langs:
+        lang = LANGUAGES[name]
+        src_root = corpora.prepare(args.corpus if name == "python" else args.go_corpus)
+        packages = [p for p in (args.packages if name == "python" else args.go_packages).split(",") if p]
+        infos[name], results[name] = run_language(lang, src_root, packages, args, variants, rg)
+        print_language(name, results[name], infos[name]["files"], args.show_fails, args.seed)
 
-    work = Path(tempfile.mkdtemp(prefix="relevance-", dir=corpora.BENCH_ROOT))
-    root = work / "corpus"
-    index_dir = work / "index"
-    try:
-        n_lines, n_bytes = copy_stripped(src_root, files, root)
-        print(f"corpus   {src_root}: {', '.join(packages)} -> {len(files)} .py files, {n_lines} lines, "
-              f"{n_bytes / 1e6:.1f} MB (docstrings removed, copy in {root})")
-        print(f"functions {stats['functions']}, with a docstring {stats['with_docstring']}; skipped: "
-              f"{stats['short']} first sentence < {args.min_words} words, {stats['generic']} generic "
-              f"(< 3 content words), {stats['ambiguous']} ambiguous (same sentence on 2+ functions)")
-        print(f"queries  {len(queries)} of {n_cands} candidates (seed {args.seed}): "
-              + ", ".join(f"{k} {v}" for k, v in sorted(per_project.items())))
-
-        ws = Workspace(root, Settings(index_dir=str(index_dir)))
-        t0 = time.perf_counter()
-        report = ws.index()
-        t_index = time.perf_counter() - t0
-        print(f"index    {t_index:.2f}s: {report.summary()}")
-        t0 = time.perf_counter()
-        note = ws.load_semantic()
-        t_load = time.perf_counter() - t0
-        if not ws.semantic_ready:
-            raise SystemExit(f"semantic search unavailable: {note or ws.semantic_message}")
-        last = [time.perf_counter(), 0]
-        t_embed0 = time.perf_counter()
-
-        def progress(done: int, total: int) -> None:
-            now = time.perf_counter()
-            if now - last[0] >= 30 or done == total:
-                rate = done / max(now - t_embed0, 1e-9)
-                print(f"  embedded {done}/{total}  {rate:.1f} chunks/s  [{corpora.load_line()}]", flush=True)
-                last[0] = now
-
-        embedded = ws.embed_pending(progress=progress)
-        t_embed = time.perf_counter() - t_embed0
-        print(f"embed    model loaded in {t_load:.2f}s; {embedded} chunks in {t_embed:.1f}s = "
-              f"{embedded / max(t_embed, 1e-9):.1f} chunks/s   [{corpora.load_line()}]")
-        state = ws.index_state()
-        print(f"index state: {state}")
-
-        ranks: dict[str, list[int | None]] = {m: [] for m in MODES}
-        took: dict[str, list[float]] = {m: [] for m in MODES}
-        errors: dict[str, int] = {m: 0 for m in MODES}
-        details: list[dict] = []
-        for q in queries:
-            row = {"q": q}
-            for mode in MODES:
-                t0 = time.perf_counter()
-                try:
-                    res = ws.search(SearchRequest(q["query"], mode, limit=K, context_lines=0))
-                    hits = res.hits
-                except Exception as exc:  # a query the engine cannot take is a miss, counted
-                    errors[mode] += 1
-                    hits = []
-                    row[mode + "_error"] = repr(exc)
-                took[mode].append((time.perf_counter() - t0) * 1000)
-                r = rank_of(hits, q)
-                ranks[mode].append(r)
-                row[mode] = r
-                row[mode + "_hits"] = hits
-            details.append(row)
-        t0 = time.perf_counter()
-        rg_ranks = [rg_rank(root, q, rg) for q in queries]
-        t_rg = time.perf_counter() - t0
-
-        print()
-        print(f"{'mode':<26} {'MRR@10':>7} {'recall@10':>10} {'queries':>8} {'errors':>7} {'p50 ms':>8}")
-        for mode in MODES:
-            mrr, rec = metrics(ranks[mode])
-            ms = sorted(took[mode])[len(took[mode]) // 2]
-            print(f"sylk {mode:<21} {mrr:7.3f} {rec:10.3f} {len(queries):8d} {errors[mode]:7d} {ms:8.1f}")
-        mrr, rec = metrics(rg_ranks)
-        print(f"{'rg -i (file level)':<26} {mrr:7.3f} {rec:10.3f} {len(queries):8d} {0:7d} "
-              f"{t_rg * 1000 / max(len(queries), 1):8.1f}")
-        print(f"  sylk modes are chunk level (the function's own chunk); the rg baseline only has to rank the "
-              f"right file among {len(files)} ({rg_version}, -c -F -w, stopwords dropped, files by matching lines)")
-        print("per project, MRR@10 lexical / semantic / hybrid / rg:")
-        for proj in sorted(per_project):
-            idx = [i for i, q in enumerate(queries) if q["project"] == proj]
-            vals = [metrics([ranks[m][i] for i in idx])[0] for m in MODES] + [metrics([rg_ranks[i] for i in idx])[0]]
-            print(f"  {proj:<12} {len(idx):4d} queries  " + "  ".join(f"{v:.3f}" for v in vals))
-        both = sum(1 for d in details if d["lexical"] and d["semantic"])
-        only_l = sum(1 for d in details if d["lexical"] and not d["semantic"])
-        only_s = sum(1 for d in details if d["semantic"] and not d["lexical"])
-        print(f"top-10 overlap: both {both}, lexical only {only_l}, semantic only {only_s}, "
-              f"neither {len(details) - both - only_l - only_s}; hybrid found {sum(1 for d in details if d['hybrid'])}")
-        lost = [d for d in details if not d["hybrid"] and (d["lexical"] or d["semantic"])]
-        print(f"hybrid misses that one side had in its top 10: {len(lost)} (lexical rank 1-3: "
-              f"{sum(1 for d in lost if d['lexical'] and d['lexical'] <= 3)}, semantic rank 1-3: "
-              f"{sum(1 for d in lost if d['semantic'] and d['semantic'] <= 3)}); hybrid worse than the better side "
-              f"on {sum(1 for d in details if (d['lexical'] or d['semantic']) and (not d['hybrid'] or d['hybrid'] > min(r for r in (d['lexical'], d['semantic']) if r)))} queries, better on "
-              f"{sum(1 for d in details if d['hybrid'] and (not (d['lexical'] or d['semantic']) or d['hybrid'] < min(r for r in (d['lexical'], d['semantic']) if r)))}")
-        print(f"time: index {t_index:.1f}s, embed {t_embed:.1f}s ({embedded} chunks), searches "
-              f"{sum(sum(v) for v in took.values()) / 1000:.1f}s, rg {t_rg:.1f}s   [{corpora.load_line()}]")
-
-        h = metrics(ranks["hybrid"])[0]
-        lx = metrics(ranks["lexical"])[0]
-        sm = metrics(ranks["semantic"])[0]
-        ok = h > lx and h > sm
-        print(f"{'PASS' if ok else 'MISS'}: hybrid MRR@10 beats both lexical-only and semantic-only "
-              f"({h:.3f} vs lexical {lx:.3f}, semantic {sm:.3f})")
-
-        fails = [d for d in details if not d["hybrid"]]
-        if fails and args.show_fails:
-            print(f"\nhybrid misses, {min(args.show_fails, len(fails))} of {len(fails)} "
-                  f"(seeded sample; rank in lexical / semantic / rg shown):")
-            for d in random.Random(args.seed).sample(fails, min(args.show_fails, len(fails))):
-                q = d["q"]
-                print(f"  {q['query']!r}")
-                print(f"    wanted {q['path']}:{q['line'] + 1} {q['name']}   lexical {d['lexical']} "
-                      f"semantic {d['semantic']} rg {rg_ranks[queries.index(q)]}")
-                for h_ in d["hybrid_hits"][:3]:
-                    print(f"    got    {h_.path}:{h_.start_line + 1}-{h_.end_line + 1} {h_.kind} "
-                          f"{h_.symbol} (lex {h_.lexical_rank}, sem {h_.semantic_rank})")
-        print(f"# done -- {corpora.load_line()}")
-        ws.close()
-        return 0 if ok else 1
-    finally:
-        if args.keep:
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    config = {"date": time.strftime("%Y-%m-%d %H:%M"), "sylk": corpora.git_head(), "engine": engine, "rg": rg_version,
+              "languages": langs, "max_queries": args.max_queries, "seed": args.seed,
+              "min_words": args.min_words, "variants": {v.name: v.changes for v in variants},
+              "corpora": infos, "seconds": round(time.perf_counter() - t0, 1)}
+    data = report(results, config, baseline, args.baseline, variants)
+    print(f"# done in {config['seconds']:.0f}s -- {corpora.load_line()}")
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    return 0
 
 
 if __name__ == "__main__":
