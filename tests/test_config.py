@@ -79,3 +79,29 @@ def test_index_dir_is_per_workspace_under_cache(tmp_path: Path, monkeypatch: pyt
     a = config.index_dir_for(tmp_path / "a", config.Settings())
     b = config.index_dir_for(tmp_path / "b", config.Settings())
     assert a != b and a.parent == b.parent == tmp_path / "cache" / "sylk"
+
+
+def test_vscode_settings_declare_the_servers_defaults():
+    """Every server setting VS Code offers has the server's default (a drifted default
+    would show users one value and run another)."""
+    import json
+    import re
+
+    import attrs
+
+    manifest = Path(__file__).resolve().parents[1] / "editors" / "vscode" / "package.json"
+    properties = json.loads(manifest.read_text())["contributes"]["configuration"]["properties"]
+    defaults = config.Settings()
+    checked = []
+    for key, spec in properties.items():
+        name = key.removeprefix("sylk.")
+        if name.split(".")[0] in ("serverPath", "trace", "quickSearch"):
+            continue  # the client's own
+        value: object = defaults
+        for part in name.split("."):
+            value = getattr(value, re.sub(r"(?<!^)(?=[A-Z])", "_", part).lower())
+        if attrs.has(type(value)):
+            continue
+        assert spec["default"] == value, f"{key}: package.json says {spec['default']!r}, the server {value!r}"
+        checked.append(name)
+    assert {"search.fusion", "search.weights.semantic", "embedding.enabled"} <= set(checked)
