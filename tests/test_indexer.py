@@ -56,11 +56,16 @@ def test_index_survives_reopen(workspace: Path):
     again.close()
 
 
-def test_schema_version_mismatch_rebuilds_cleanly(workspace: Path):
+def test_schema_version_mismatch_rebuilds_cleanly_and_keeps_the_embedding_cache(workspace: Path):
+    import numpy as np
+    from sylk.store.embedding_cache import EmbeddingCache
+
     ws = open_ws(workspace)
     ws.index()
     folder = ws.index_dir
     ws.close()
+    with EmbeddingCache.open(folder) as cache:
+        cache.put_many("some-model", {"a" * 64: np.ones(4, dtype=np.float32)})
     (folder / META_FILE).write_text(json.dumps({"schema": -1}))
     rebuilt = open_ws(workspace)
     assert rebuilt.rebuilt_reason and "schema" in rebuilt.rebuilt_reason
@@ -68,6 +73,8 @@ def test_schema_version_mismatch_rebuilds_cleanly(workspace: Path):
     report = rebuilt.index()
     assert report.added == 16
     rebuilt.close()
+    with EmbeddingCache.open(folder) as cache:  # an upgrade does not embed everything again
+        assert cache.count("some-model") == 1
 
 
 def test_garbage_version_stamp_rebuilds(workspace: Path):

@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import IndexError_, first_line
 from ..ingest.parsing import ChunkRow
 from .damage import WriterLock, check_segments, set_aside, sqlite_damage
+from .embedding_cache import EmbeddingCache
 from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, SCHEMA_VERSION, TANTIVY_DIR
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .manifest import ChunkRecord, Manifest
@@ -96,11 +97,13 @@ class Stores:
         return None
 
     def _wipe_and_stamp(self, reason: str | None) -> None:
-        """Empty a folder that cannot be used (the writer only) and stamp it."""
+        """Empty a folder that cannot be used (the writer only) and stamp it. The
+        embedding cache stays: its vectors are keyed by model and chunk text, whatever
+        the schema, so an upgrade does not embed every chunk again."""
         meta_path = self.index_dir / META_FILE
         if reason:
             for child in self.index_dir.iterdir():
-                if child.name == LOCK_FILE:
+                if child.name == LOCK_FILE or child.name.startswith(EmbeddingCache.FILENAME):
                     continue
                 if child.is_dir() and not child.is_symlink():
                     shutil.rmtree(child)
