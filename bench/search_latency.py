@@ -2,7 +2,7 @@
 
 Run by hand (never in CI):
 
-    python bench/search_latency.py [--corpus DIR] [--queries 120]
+    python bench/search_latency.py [--corpus DIR] [--queries 120] [--index-dir DIR]
 
 1. Indexes the corpus (default: six stdlib packages, the relevance corpus) into a
    fresh index folder and embeds every chunk (``sylk index``), so the semantic side
@@ -11,8 +11,12 @@ Run by hand (never in CI):
    the same queries in each mode (hybrid, lexical, semantic), interleaved, timing
    client send -> response parsed. Baseline in the same run: the same requests
    answered in-process by ``Workspace.search``.
-3. Prints p50/p95 per mode, the targets (hybrid p95 <= 50 ms, lexical p95 <= 20 ms),
-   index size per 1,000 chunks and the server's peak RSS.
+3. Prints p50/p95 per mode, the targets (hybrid p95 <= 30 ms, issue 12; lexical p95
+   <= 20 ms), index size per 1,000 chunks (and each part's share) and the server's
+   peak RSS.
+
+``--index-dir`` keeps the index folder (and its embedding cache) for the next run:
+the whole stdlib embeds in about 13 minutes, once.
 """
 
 from __future__ import annotations
@@ -122,11 +126,13 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, help="a folder (default: six stdlib packages)")
     ap.add_argument("--queries", type=int, default=120)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--index-dir", type=Path, help="keep the index here for the next run (default: a temporary one)")
     args = ap.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="sylk-search-lat-"))
+    index_dir = args.index_dir.resolve() if args.index_dir else scratch / "index"
     try:
         root = args.corpus.resolve() if args.corpus else stdlib_corpus(scratch / "corpus")
-        env = {**os.environ, "SYLK_INDEX_DIR": str(scratch / "index")}
+        env = {**os.environ, "SYLK_INDEX_DIR": str(index_dir)}
         print(f"# sylk/search latency -- {time.strftime('%Y-%m-%d %H:%M')} -- load average "
               f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
         t0 = time.perf_counter()
@@ -137,9 +143,16 @@ def main() -> int:
         ws = Workspace(root, Settings(index_dir=env["SYLK_INDEX_DIR"]), writable=False)
         ws.load_semantic()
         state = ws.index_state()
-        size = sum(p.stat().st_size for p in (scratch / "index").rglob("*") if p.is_file())
+        parts: dict[str, int] = {}
+        for p in index_dir.rglob("*"):
+            if p.is_file():
+                part = p.relative_to(index_dir).parts[0].split(".")[0]
+                parts[part] = parts.get(part, 0) + p.stat().st_size
+        size = sum(v for k, v in parts.items() if k != "embeddings")
         print(f"chunks {state.chunks} (embedded {state.embedded}), index {size / 2**20:.1f} MiB = "
-              f"{size / 2**20 / state.chunks * 1000:.2f} MiB per 1,000 chunks")
+              f"{size / 2**20 / state.chunks * 1000:.2f} MiB per 1,000 chunks, without the embedding cache "
+              f"({parts.get('embeddings', 0) / 2**20:.1f} MiB)")
+        print("  " + ", ".join(f"{k} {v / 2**20:.1f} MiB" for k, v in sorted(parts.items(), key=lambda t: -t[1])))
         inproc: dict[str, list[float]] = {m: [] for m in MODES}
         for q in queries:
             for m in MODES:
@@ -168,7 +181,7 @@ def main() -> int:
         print(f"server peak RSS {rss:.0f} MiB = {rss / state.chunks * 1000:.1f} MiB per 1,000 chunks "
               f"(model and interpreter included)")
         ok = True
-        for m, target in (("hybrid", 50.0), ("lexical", 20.0)):
+        for m, target in (("hybrid", 30.0), ("lexical", 20.0)):
             p95 = pct(stdio[m], .95)
             ok &= p95 <= target
             print(f"{'PASS' if p95 <= target else 'MISS'}: {m} sylk/search p95 <= {target:.0f} ms over stdio "
