@@ -60,6 +60,20 @@ def test_inline_filters_in_the_query(ws: Workspace):
     assert [(h.symbol, h.container) for h in hits] == [("Distance", "Point")]
 
 
+def test_a_class_yields_to_its_own_members_in_hybrid(ws: Workspace):
+    """A class chunk repeats its members' signatures; when a member matches too, the
+    member goes first. Lexical mode keeps BM25's order."""
+    query = "delay before the next retry attempt"
+    lex = [h.symbol for h in lexical(ws, query, limit=5)]
+    assert lex[:2] == ["backoff_delay", "HttpRetryPolicy"]
+    hybrid = [h.symbol for h in ws.search(SearchRequest(query, "hybrid", limit=10)).hits]
+    assert hybrid[0] == "backoff_delay"
+    members = [s for s in ("should_retry", "__init__") if s in hybrid]
+    assert members and all(hybrid.index(m) < hybrid.index("HttpRetryPolicy") for m in members)
+    # an identifier query is about the class itself
+    assert ws.search(SearchRequest("HttpRetryPolicy", "hybrid", limit=3)).hits[0].symbol == "HttpRetryPolicy"
+
+
 def test_pagination_is_consistent(ws: Workspace):
     every = lexical(ws, "user retry point store session", limit=12)
     page1 = lexical(ws, "user retry point store session", limit=6)

@@ -26,7 +26,8 @@ from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
-from ..text.query_terms import QueryTerms, analyze
+from ..ingest.chunks import CONTAINER_KINDS
+from ..text.query_terms import IDENTIFIER, QueryTerms, analyze
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .query import Filters, SearchRequest
 from .results import Explanation, Hit, IndexState, SearchResult
@@ -35,6 +36,12 @@ from .roles import roles_of
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses the first fusion.DEPTH (at least 3x the page) of each.
 POOL_MIN = 100
+# A class (struct, interface ...) chunk is its header and its members' signatures, so it
+# repeats the words of its members: when one of its members is a candidate too, the
+# class's score is multiplied by this and the member, the more precise answer, goes
+# first (bench/relevance.py, Python sentences: MRR@10 0.516 -> 0.533). Not for
+# identifier queries, where a class name also matches each member's container.
+CONTAINER_YIELD = 0.6
 POOL_FACTOR = 3
 FACET_TOP = 20
 
@@ -124,6 +131,8 @@ class HybridSearch:
         if req.mode == "hybrid":
             fused = fuse(req.fusion, lexical, semantic, depth=depth, style=terms.style,
                          weights=(req.weights.lexical, req.weights.semantic), k=req.rrf_k, alpha=req.alpha)
+            if terms.style != IDENTIFIER:
+                fused = _members_first(fused, records)
         page = fused[req.offset:req.offset + req.limit]
         all_git = git if git is not None else self.manifest.git_lookup()
         all_tags = tagged if tagged is not None else self.manifest.tag_lookup()
@@ -243,6 +252,18 @@ def _file_lines(path: Path) -> list[str] | None:
         while len(_LINES) > _LINES_MAX:
             _LINES.popitem(last=False)
     return lines
+
+
+def _members_first(fused: list[Fused], records: dict[int, ChunkRecord]) -> list[Fused]:
+    """The fused list with each container chunk whose member is also in it scaled by
+    CONTAINER_YIELD (stable: equal scores keep their order)."""
+    owners = {(r.path, r.container.rsplit(".", 1)[-1]) for r in (records[f.id] for f in fused) if r.container}
+    if not owners:
+        return fused
+    out = [attrs.evolve(f, score=f.score * CONTAINER_YIELD)
+           if records[f.id].kind in CONTAINER_KINDS and (records[f.id].path, records[f.id].symbol) in owners else f
+           for f in fused]
+    return sorted(out, key=lambda f: -f.score)
 
 
 def _lexical_only_score(req: SearchRequest, rank: int) -> float:
