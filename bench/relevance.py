@@ -35,7 +35,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import corpora  # noqa: E402  (puts server/ on sys.path)
-from relevance_queries import LANGUAGES, STYLES, Language, Query, build_queries, words_of  # noqa: E402
+from relevance_queries import (  # noqa: E402
+    LANGUAGES,
+    STYLES,
+    Language,
+    Query,
+    build_queries,
+    words_of,
+)
 from relevance_report import Score, Variant, parse_variant, print_language, report  # noqa: E402
 
 MODES = ("lexical", "semantic", "hybrid")
@@ -158,7 +165,7 @@ def run_language(lang: Language, src_root: Path, packages: list[str], args, vari
     print(f"typo: of those, {st.typo_short} names < 5 letters, {st.typo_not_unique} names defined 2+ times "
           f"(skipped: the intended definition is ambiguous), {st.typo_collides} typos that are a word of the "
           f"corpus -> {st.typo_candidates} typo candidates")
-    print(f"queries  " + ", ".join(f"{s} {len(queries[s])}" for s in STYLES)
+    print("queries  " + ", ".join(f"{s} {len(queries[s])}" for s in STYLES)
           + f" (seed {args.seed}, at most {args.max_queries} per style)")
     for s in STYLES:
         for q in queries[s][:2]:

@@ -21,12 +21,12 @@ import attrs
 import numpy as np
 import pathspec
 
+from ..ingest.chunks import CONTAINER_KINDS
 from ..model import doc_id, is_virtual
 from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
-from ..ingest.chunks import CONTAINER_KINDS
 from ..text.query_terms import IDENTIFIER, QueryTerms, analyze
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .query import Filters, SearchRequest
