@@ -331,3 +331,41 @@ async def test_semantic_search_after_background_embedding(client: LanguageClient
     hybrid = await client.protocol.send_request_async("sylk/search", {"query": "wait longer after each failed attempt"})
     top = [(h.path, h.symbol) for h in hybrid.hits[:3]]
     assert ("app/http.py", "backoff_delay") in top or ("app/http.py", "HttpRetryPolicy") in top, top
+
+
+async def test_clear_index_command_rebuilds_every_folder(workspace: Path, _isolated_index: Path):
+    """sylk.clearIndex (listed in the capabilities) deletes the index, says which folder it
+    removed, and indexes again: a virtual document is gone, the files are back."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    answers: list[Any] = []
+    client = await start_lsp(workspace, _isolated_index, "visual-studio-code", NO_EMBEDDING, result=answers)
+    try:
+        assert "sylk.clearIndex" in answers[0].capabilities.execute_command_provider.commands
+        await wait_for_progress_end(client)
+        await client.protocol.send_request_async("sylk/indexDocument", {
+            "id": "notes/clear", "text": "Quokka retention policy for the ledger.", "type": "note"})
+        before = await client.protocol.send_request_async("sylk/search", {"query": "quokka", "mode": "lexical"})
+        assert before.hits
+        index_dir = Path((await wait_until_ready(client)).indexDir)
+        result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="sylk.clearIndex"))
+        assert result["cleared"] == [{"root": str(workspace.resolve()), "removed": str(index_dir), "error": None}]
+        assert result["indexing"] is True
+        await wait_for_progress_end(client, title="Sylk: Re-indexing workspace")
+        st = await wait_until_ready(client)
+        assert st.files == 16 and Path(st.indexDir).is_dir()
+        after = await client.protocol.send_request_async("sylk/search", {"query": "quokka", "mode": "lexical"})
+        assert after.hits == []
+        assert await symbols(client, "get_user_by_id")
+        # one folder by URI; a folder that is not open is refused
+        one = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="sylk.clearIndex", arguments=[uri(workspace)]))
+        assert one["cleared"][0]["root"] == str(workspace.resolve())
+        with pytest.raises(JsonRpcInvalidParams, match="not a workspace folder"):
+            await client.workspace_execute_command_async(types.ExecuteCommandParams(
+                command="sylk.clearIndex", arguments=["/nowhere"]))
+        await wait_for_progress_end(client, 2, title="Sylk: Re-indexing workspace")
+        assert (await wait_until_ready(client)).files == 16
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -21,7 +21,7 @@ from typing import Any
 
 from . import config
 from .engine.indexer import IndexReport, Progress
-from .engine.workspace import Workspace, semantic_state
+from .engine.workspace import Workspace, clear_index, semantic_state
 from .errors import IndexError_
 from .jobs import Jobs
 from .steps import (
@@ -164,6 +164,32 @@ class WorkspaceService:
             self.start_watching()
             self.embed_soon(announce=True)
         return report
+
+    def clear(self, title: str = INDEXING) -> Any:
+        """Delete the index and build it again: on the indexing thread (after the job that
+        is running), stop the watcher and the embedding pass, close the index, remove its
+        folder, then queue a full run. Returns the future of the clearing (its result: the
+        index folder removed, or None when there was none); None once stopped. Refused
+        (IndexError_) for an index another process writes."""
+        if self.cancel.is_set():
+            return None
+        return self.jobs.submit("clearing the index", self._clear, title)
+
+    def _clear(self, title: str) -> Path | None:
+        engine = self.engine
+        if engine is not None and not engine.writable:
+            raise IndexError_(f"{self.name}: the index is written by another process; not cleared")
+        self.stop_watching()
+        self._pass_cancel.set()
+        with self._lock:
+            self.engine = None  # searches answer "still opening", queued jobs skip it
+        if engine is not None:
+            engine.close()  # waits for the embedding batch that is running
+        removed = clear_index(self.root, self.settings)
+        self.open_error, self.last_report, self.last_run_at, self.last_embed = None, None, None, None
+        self.opened.clear()
+        self.start_indexing(title)
+        return removed
 
     def _open(self) -> None:
         try:

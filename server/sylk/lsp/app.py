@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from .. import config
 from . import documents, hover, search, settings, symbols
 from .handlers import command, feature
-from .server import CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, roots_of
+from .server import CMD_CLEAR, CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, roots_of
 
 # Features with an on/off setting, registered only when some folder has them on at
 # initialize (so the capabilities tell the truth), or later when a settings change turns
@@ -94,6 +95,24 @@ def create_server() -> SylkServer:
     async def cmd_reindex(ls: SylkServer, *args: Any) -> dict[str, Any]:
         ls.start_indexing("Re-indexing workspace")
         return {"started": True}
+
+    @command(server, "lifecycle", CMD_CLEAR)
+    async def cmd_clear(ls: SylkServer, *args: Any) -> dict[str, Any]:
+        """Every folder's index, or the one folder given (its URI or path, alone or as
+        ``{"folder": ...}``), deleted and built again."""
+        arg = args[0] if args else None
+        if isinstance(arg, list):
+            arg = arg[0] if arg else None
+        if isinstance(arg, dict):
+            arg = arg.get("folder")
+        if arg is None:
+            targets = list(ls.folders.values())
+        else:
+            folder = ls.folder_named(arg) if isinstance(arg, str) else None
+            if folder is None:
+                raise JsonRpcInvalidParams(f"{CMD_CLEAR}: {arg!r} is not a workspace folder")
+            targets = [folder]
+        return await ls.clear_indexes(targets)
 
     settings.setup(server, on_change=register_enabled)
     symbols.setup(server)

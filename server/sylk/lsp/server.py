@@ -186,6 +186,34 @@ class SylkServer(LanguageServer):
         for folder in list(self.folders.values()):
             folder.start_indexing(title)
 
+    def folder_named(self, arg: str) -> Folder | None:
+        """The open folder ``arg`` names (its URI or its path)."""
+        fs = to_fs_path(arg) if "://" in arg else arg
+        try:
+            root = Path(fs).resolve() if fs else None
+        except (OSError, ValueError):
+            return None
+        return self.folders.get(root) if root is not None else None
+
+    async def clear_indexes(self, folders: list[Folder]) -> dict[str, Any]:
+        """Delete the index of each of ``folders`` and index it again from scratch; the answer
+        once every index folder is gone (the new runs go on in the background)."""
+        cleared: list[dict[str, Any]] = []
+        for folder in folders:
+            entry: dict[str, Any] = {"root": str(folder.root), "removed": None, "error": None}
+            fut = folder.service.clear("Re-indexing workspace")
+            if fut is None:
+                entry["error"] = "the folder is closing"
+            else:
+                try:
+                    removed = await asyncio.wrap_future(fut)
+                except Exception as exc:
+                    entry["error"] = str(exc)
+                else:
+                    entry["removed"] = str(removed) if removed else None
+            cleared.append(entry)
+        return {"cleared": cleared, "indexing": any(e["error"] is None for e in cleared)}
+
     # state ----------------------------------------------------------------
     @property
     def indexing(self) -> bool:
