@@ -137,3 +137,18 @@ def test_search_takes_its_defaults_from_the_settings(workspace: Path):
     r = sylk("search", "point", str(workspace), "--format", "json", "--no-refresh", "--limit", "3", "--mode", "hybrid")
     result = json.loads(r.stdout)
     assert result["mode"] == "hybrid" and len(result["hits"]) == 3  # the command line wins
+
+
+def test_search_rejects_unknown_filter_values_listing_the_allowed_ones(workspace: Path):
+    sylk("index", "--no-embed", str(workspace))
+    for args, option in ((("--type", "go"), "--type"), (("--lang", "golang"), "--lang"),
+                         (("--kind", "func"), "--kind")):
+        r = sylk("search", "retry", str(workspace), "--mode", "lexical", *args)
+        assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
+        line, = r.stderr.strip().splitlines()
+        assert line.startswith(f"sylk: error: {option}: unknown ") and "; one of " in line
+    r = sylk("search", "kind:func retry", str(workspace), "--mode", "lexical")
+    assert r.returncode == 2 and r.stderr.startswith("sylk: error: kind: unknown kind 'func'; one of class, ")
+    ok = sylk("search", "retry", str(workspace), "--mode", "lexical", "--lang", "python", "--kind", "method",
+              "--type", "source_code")
+    assert ok.returncode == 0 and "app/http.py" in ok.stdout

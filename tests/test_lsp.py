@@ -302,6 +302,13 @@ async def test_sylk_search_rejects_bad_params_naming_the_field(client: LanguageC
         await client.protocol.send_request_async("sylk/search", {"query": "x", "mode": "psychic"})
     with pytest.raises(JsonRpcInvalidParams, match="filters.minLines"):
         await client.protocol.send_request_async("sylk/search", {"query": "x", "filters": {"minLines": "a"}})
+    # an unknown language, type or kind lists the allowed values (it used to find nothing, quietly)
+    with pytest.raises(JsonRpcInvalidParams, match="filters.languages: unknown language 'golang'; one of python"):
+        await client.protocol.send_request_async("sylk/search", {"query": "x", "filters": {"languages": ["golang"]}})
+    with pytest.raises(JsonRpcInvalidParams, match="filters.types: unknown type 'go'"):
+        await client.protocol.send_request_async("sylk/search", {"query": "x", "filters": {"types": ["go"]}})
+    with pytest.raises(JsonRpcInvalidParams, match="kind: unknown kind 'func'; one of class"):
+        await client.protocol.send_request_async("sylk/search", {"query": "kind:func x"})
     # the server keeps serving
     ok = await client.protocol.send_request_async("sylk/search", {"query": "Point", "mode": "lexical"})
     assert ok.hits

@@ -197,6 +197,15 @@ async def test_bad_arguments_name_the_field(workspace: Path, _isolated_index: Pa
         assert "query" in empty and "no words" in empty
         role = await call_error(s, "search_code", query="role:wizard retry")
         assert "role" in role and "unknown role" in role
+        # an unknown language, type or kind is an error listing the allowed ones, not 0 hits
+        lang = await call_error(s, "search_code", query="retry", languages=["golang"])
+        assert "invalid argument languages" in lang and "'golang'" in lang and "python" in lang
+        typ = await call_error(s, "search_code", query="retry", types=["go"])
+        assert "invalid argument types" in typ and "source_code" in typ
+        kind = await call_error(s, "search_code", query="retry", kinds=["func"])
+        assert "invalid argument kinds" in kind and "function" in kind
+        inline_kind = await call_error(s, "search_code", query="kind:func retry")
+        assert "invalid argument query" in inline_kind and "kind" in inline_kind and "function" in inline_kind
         assert "limit" in await call_error(s, "search_symbol", query="hrp", limit=1000)
         assert "query" in await call_error(s, "search_symbol")
         # the server is still serving after all that

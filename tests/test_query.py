@@ -27,6 +27,20 @@ def test_inline_bad_number_names_the_field():
     assert err.value.field == "minlines"
 
 
+def test_unknown_filter_values_list_the_allowed_ones():
+    with pytest.raises(QueryError, match=r"unknown language 'golang'; one of python, .*\bgo\b.*, text$"):
+        request_from_params({"query": "x", "filters": {"languages": ["golang"]}})
+    with pytest.raises(QueryError, match=r"unknown type 'go' \(go is a language: lang:go\); one of source_code"):
+        parse_inline("type:go x")
+    with pytest.raises(QueryError, match=r"unknown kind 'func'; one of class, .*function.*window"):
+        parse_inline("kind:func x")
+    # what Sylk produces is accepted: every language, "text", file and document types, chunk kinds
+    req = request_from_params({"query": "x lang:text", "filters": {
+        "languages": ["tsx", "csharp"], "types": ["config", "git_commit", "note", "web_page"],
+        "kinds": ["function", "section", "window", "key", "file_header", "commit"]}})
+    assert req.filters.languages == ("tsx", "csharp", "text") and "web_page" in req.filters.types
+
+
 def test_rrf_rewards_agreement():
     fused = rrf([[1, 2, 3], [3, 4, 1]], [1.0, 1.0], k=60)
     order = [d for d, _ in fused]
@@ -62,6 +76,12 @@ def test_request_from_params_defaults_and_camel_case():
     pytest.param({"query": "x", "filters": {"colour": "red"}}, "filters.colour", id="filters-unknown"),
     pytest.param({"query": "x", "filters": {"types": ["Video files!"]}}, "filters.types", id="types-value"),
     pytest.param({"query": "x", "filters": {"languages": [1]}}, "filters.languages", id="languages-type"),
+    pytest.param({"query": "x", "filters": {"languages": ["golang"]}}, "filters.languages", id="languages-value"),
+    pytest.param({"query": "x", "filters": {"types": ["go"]}}, "filters.types", id="type-is-a-language"),
+    pytest.param({"query": "x", "filters": {"kinds": ["func"]}}, "filters.kinds", id="kinds-value"),
+    pytest.param({"query": "lang:golang x"}, "lang", id="inline-lang"),
+    pytest.param({"query": "type:go x"}, "type", id="inline-type"),
+    pytest.param({"query": "kind:func x"}, "kind", id="inline-kind"),
     pytest.param({"query": "x", "weights": {"lexical": -1}}, "weights.lexical", id="weights"),
     pytest.param({"query": "x", "fuzzy": "yes"}, "fuzzy", id="fuzzy"),
 ])

@@ -10,6 +10,15 @@ VIRTUAL_PREFIX = "sylk:/"
 # The types of indexed files (and of commit messages); virtual documents have types of
 # their own, never one of these.
 FILE_TYPES = ("source_code", "markdown", "config", "text", "git_commit")
+# The kinds of symbols the tags queries define (ingest/symbols.py), and every kind a chunk
+# or hit can have: a symbol's, or code between definitions (file_header, top_level), a
+# Markdown section, a config key, a window of lines, a commit message.
+SYMBOL_KINDS = (
+    "class", "struct", "interface", "trait", "enum", "enum_member", "union", "module",
+    "namespace", "function", "method", "constructor", "field", "property", "constant",
+    "variable", "type", "macro", "heading",
+)
+CHUNK_KINDS = SYMBOL_KINDS + ("file_header", "top_level", "section", "key", "window", "commit")
 # How a search ranks: words (BM25), meaning (vectors), or both fused; the first is the default.
 SEARCH_MODES = ("hybrid", "lexical", "semantic")
 # How hybrid search fuses its two rankings (search/fusion.py).

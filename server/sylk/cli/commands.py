@@ -146,11 +146,13 @@ def cmd_symbols(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..search.query import Filters, QueryError, from_settings, parse_inline
+    from ..search.query import Filters, QueryError, check_values, from_settings, parse_inline
 
     root = workspace_root(args.path)
     try:
         text, inline = parse_inline(args.query)
+        for option, name in (("lang", "languages"), ("type", "types"), ("kind", "kinds")):
+            check_values(f"--{option}", name, getattr(args, option) or ())
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
     from ..search.query import parse_time
@@ -260,8 +262,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"chunks        {st.chunks} ({st.embedded} embedded, {st.pending} pending)")
     print(f"last indexed  {last}")
     if st.languages:
-        print("languages     " + ", ".join(f"{l.language} {l.files} files/{l.symbols} symbols"
-                                           for l in st.languages))
+        print("languages     " + ", ".join(f"{lc.language} {lc.files} files/{lc.symbols} symbols"
+                                           for lc in st.languages))
     if st.skipped:
         by_reason: dict[str, list[str]] = {}
         for s in st.skipped:

@@ -22,6 +22,7 @@ from ..ingest import scan
 from ..ingest.parsing import chunk_rows
 from ..ingest.symbols import extract
 from ..model import FILE_TYPES, virtual_path
+from ..search.query import is_document_type
 from ..store.manifest import FileRecord, Manifest
 from ..store.stores import Stores
 from ..text.words import code_words_utf8
@@ -38,8 +39,7 @@ class Workspace(Protocol):
     def prioritize(self, paths: Iterable[str]) -> None: ...
 
 _ID = re.compile(r"^[\w.@:/+-]{1,200}$")
-_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
-# what files are, in the types filter: a document type may not take these names
+# a document's type: search.query.is_document_type (never a file type nor a language)
 MAX_TEXT = 4 << 20
 
 
@@ -74,9 +74,9 @@ def validate(id: str, text: str, type: str, title: str, tags: Sequence[str],
         raise DocumentError("text", "required, a non-empty string")
     if len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT:
         raise DocumentError("text", f"larger than {MAX_TEXT >> 20} MiB")
-    if not isinstance(type, str) or not _TYPE.match(type) or type in FILE_TYPES:
+    if not isinstance(type, str) or not is_document_type(type):
         raise DocumentError("type", "a lower-case name like note, prompt, response, web_page "
-                                    f"(not one of {', '.join(FILE_TYPES)})")
+                                    f"(not one of {', '.join(FILE_TYPES)} nor a language)")
     if not isinstance(title, str):
         raise DocumentError("title", "expected a string")
     if isinstance(tags, str) or not all(isinstance(t, str) and t.strip() for t in tags):

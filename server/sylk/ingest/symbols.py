@@ -40,14 +40,11 @@ import attrs
 from tree_sitter import Node, Parser, QueryCursor
 
 from .. import languages
+from ..model import SYMBOL_KINDS
 from ..text.positions import LineIndex
 from . import grammars
 
-KINDS = (
-    "class", "struct", "interface", "trait", "enum", "enum_member", "union", "module",
-    "namespace", "function", "method", "constructor", "field", "property", "constant",
-    "variable", "type", "macro", "heading",
-)
+KINDS = SYMBOL_KINDS  # model.py lists them, with the chunks' own kinds
 # Definitions whose direct function children are methods.
 # Kinds that define a type; a function inside one is a method (and so inside an ``impl``).
 TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union"})

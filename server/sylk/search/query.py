@@ -15,13 +15,16 @@ import attrs
 
 from ..config import SearchSettings
 from ..errors import FieldError
-from ..model import FILE_TYPES, SEARCH_MODES
+from ..languages import BY_NAME
+from ..model import CHUNK_KINDS, FILE_TYPES, SEARCH_MODES
 from .agent import GROUP_BY, expand_terms
 from .fusion import RRF_K
 from .roles import ROLES
 
 MODES = SEARCH_MODES
 TYPES = FILE_TYPES
+LANGUAGES = (*BY_NAME, "text")  # a file without a grammar (config, plain text) is "text"
+KINDS = CHUNK_KINDS
 _DOC_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # virtual documents' own types (documents.py)
 _DEFAULTS = SearchSettings()  # the defaults are the settings' (config.py)
 
@@ -110,7 +113,7 @@ _INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", 
 def parse_inline(query: str) -> tuple[str, Filters]:
     """``lang:python path:src/** kind:function retry backoff`` -> ("retry backoff", filters).
     Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``)."""
-    found: dict[str, list[str]] = {"languages": [], "types": [], "paths": [], "kinds": [], "roles": [], "authors": [], "tags": []}
+    found: dict[str, list[str]] = {k: [] for k in ("languages", "types", "paths", "kinds", "roles", "authors", "tags")}
     bounds: dict[str, int] = {}
 
     def take(m: re.Match[str]) -> str:
@@ -121,7 +124,8 @@ def parse_inline(query: str) -> tuple[str, Filters]:
             except ValueError:
                 raise QueryError(key, f"expected a number, got {value!r}") from None
         else:
-            found[_INLINE_FIELD[key]].extend(v for v in value.split(",") if v)
+            values = [v for v in value.split(",") if v]
+            found[_INLINE_FIELD[key]].extend(check_values(key, _INLINE_FIELD[key], values))
         return " "
     rest = _INLINE.sub(take, query)
     filters = Filters(
@@ -141,11 +145,36 @@ def _time(field: str, value: Any) -> int | None:
         raise QueryError(field, str(exc).split(": ", 1)[1]) from None
 
 
-def _roles(field: str, values: Sequence[str]) -> tuple[str, ...]:
-    bad = [r for r in values if r not in ROLES]
+def is_document_type(value: str) -> bool:
+    """``value`` can name a virtual document's type: a lower-case name that is neither a
+    file type nor a language (documents.py refuses those)."""
+    return bool(_DOC_TYPE.match(value)) and value not in TYPES and value not in BY_NAME
+
+
+def check_values(field: str, name: str, values: Sequence[str]) -> tuple[str, ...]:
+    """``values`` of the filter ``name`` (languages, types, kinds, roles) when Sylk knows
+    each, so that a typo is an error rather than no hits; QueryError names ``field`` (as
+    the user wrote it: ``filters.types``, ``lang``, ``--kind``) and lists the allowed values.
+    The one place this rule is written, for the LSP, MCP and the CLI."""
+    if name == "types":
+        bad = [v for v in values if v not in TYPES and not is_document_type(v)]
+        if bad:
+            hint = f" ({bad[0]} is a language: lang:{bad[0]})" if bad[0] in BY_NAME else ""
+            raise QueryError(field, f"unknown type {bad[0]!r}{hint}; one of {', '.join(TYPES)} "
+                                    "or a document type (note, prompt, ...)")
+        return tuple(values)
+    allowed = {"languages": LANGUAGES, "kinds": KINDS, "roles": ROLES}.get(name)
+    if allowed is None:
+        return tuple(values)
+    bad = [v for v in values if v not in allowed]
     if bad:
-        raise QueryError(field, f"unknown role {bad[0]!r}; one of {', '.join(ROLES)}")
+        what = {"languages": "language", "kinds": "kind", "roles": "role"}[name]
+        raise QueryError(field, f"unknown {what} {bad[0]!r}; one of {', '.join(allowed)}")
     return tuple(values)
+
+
+def _roles(field: str, values: Sequence[str]) -> tuple[str, ...]:
+    return check_values(field, "roles", values)
 
 
 def _strings(field: str, value: Any) -> tuple[str, ...]:
@@ -197,16 +226,13 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
     unknown = sorted(set(raw) - known)
     if unknown:
         raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
-    types = _strings("filters.types", raw.get("types"))
-    bad = [t for t in types if t not in TYPES and not _DOC_TYPE.match(t)]
-    if bad:
-        raise QueryError("filters.types", f"unknown type {bad[0]!r}; one of {', '.join(TYPES)} "
-                                          "or a document type (note, prompt, ...)")
+    def known(name: str) -> tuple[str, ...]:
+        return check_values(f"filters.{name}", name, _strings(f"filters.{name}", raw.get(name)))
     filters = Filters(
-        languages=_strings("filters.languages", raw.get("languages")),
-        types=types,
+        languages=known("languages"),
+        types=known("types"),
         paths=_strings("filters.paths", raw.get("paths")),
-        kinds=_strings("filters.kinds", raw.get("kinds")),
+        kinds=known("kinds"),
         min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
         max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
         roles=_roles("filters.roles", _strings("filters.roles", raw.get("roles"))),
