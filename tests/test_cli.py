@@ -59,7 +59,20 @@ def test_status_reports_counts_and_skips(workspace: Path):
     assert "python 4 files" in r.stdout
     assert "binary" in r.stdout and "fixture.dat" in r.stdout
     st = json.loads(sylk("status", str(workspace), "--format", "json").stdout)
-    assert st["files"] == 16 and st["symbols"] > 100
+    assert st["indexed"] is True and st["files"] == 16 and st["symbols"] > 100
+
+
+def test_status_of_a_workspace_never_indexed_creates_nothing(workspace: Path, _isolated_index: Path):
+    before = sorted(_isolated_index.rglob("*"))
+    r = sylk("status", str(workspace))
+    assert r.returncode == 1 and r.stderr == ""
+    assert r.stdout.strip() == f"{workspace}: not indexed ('sylk index {workspace}' indexes it)"
+    j = sylk("status", str(workspace), "--format", "json")
+    assert j.returncode == 1
+    st = json.loads(j.stdout)
+    assert st["root"] == str(workspace) and st["indexed"] is False and st["indexDir"].startswith(str(_isolated_index))
+    assert sylk("status", str(workspace), "--verify").returncode == 1
+    assert sorted(_isolated_index.rglob("*")) == before and not Path(st["indexDir"]).exists()
 
 
 def test_clear_removes_the_index(workspace: Path):

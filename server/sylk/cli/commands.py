@@ -16,7 +16,7 @@ from pathlib import Path
 from .. import config, steps, wire
 from ..engine import documents
 from ..engine.indexer import Progress
-from ..engine.workspace import Workspace, clear_index
+from ..engine.workspace import Workspace, clear_index, index_exists
 from ..errors import IndexError_
 from ..model import is_virtual
 from .args import workspace_root
@@ -241,7 +241,15 @@ def _highlight(line: str, spans: list[tuple[int, int]]) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
-    ws = _open(root, writable=False)
+    settings = _settings(root)
+    if not index_exists(root, settings):  # say so, and create nothing
+        index_dir = config.index_dir_for(root, settings)
+        if args.format == "json":
+            print(json.dumps({"root": str(root), "indexed": False, "indexDir": str(index_dir)}, indent=2))
+        else:
+            print(f"{root}: not indexed ('sylk index {root}' indexes it)")
+        return 1
+    ws = _open(root, writable=False, settings=settings)
     try:
         st = ws.status()
         check = ws.verify() if args.verify else None
@@ -249,7 +257,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         ws.close()
     status = 0 if check is None or check.clean else 1
     if args.format == "json":
-        out = wire.status_json(st)
+        out = {"indexed": True, **wire.status_json(st)}
         if check is not None:
             out["verify"] = verification_json(check)
         print(json.dumps(out, indent=2))

@@ -28,6 +28,7 @@ from ..search.query import SearchRequest
 from ..search.results import IndexState, SearchResult
 from ..search.symbol_search import SymbolHit, SymbolTable
 from ..store import integrity
+from ..store.layout import MANIFEST_FILE
 from ..store.lexical import LexicalIndex
 from ..store.manifest import Manifest
 from ..store.stores import Stores
@@ -252,7 +253,7 @@ class Workspace:
         chunks = self.manifest.chunk_counts()
         return IndexStatus(
             root=str(self.root), index_dir=str(self.index_dir), files=counts["files"], symbols=counts["symbols"],
-            languages=tuple(LanguageCount(l, f, s or 0) for l, f, s in self.manifest.languages()),
+            languages=tuple(LanguageCount(lang, f, s or 0) for lang, f, s in self.manifest.languages()),
             index_bytes=self._index_bytes(), last_indexed=float(last) if last else None,
             skipped=tuple(SkippedFile(p, r) for p, r in self.manifest.skipped()), read_only=not self.writable,
             merkle_root=self.manifest.merkle_root(store=self.writable),
@@ -278,3 +279,8 @@ def clear_index(root: Path, settings: Settings | None = None) -> Path | None:
         shutil.rmtree(folder)
         return folder
     return None
+
+
+def index_exists(root: Path, settings: Settings | None = None) -> bool:
+    """The workspace has been indexed (its index folder holds a manifest); looks, creates nothing."""
+    return (index_dir_for(root.resolve(), settings or Settings()) / MANIFEST_FILE).is_file()
