@@ -73,6 +73,20 @@ def test_imports_resolve_to_workspace_files(language, importer, text, files, wan
     assert found == want
 
 
+def test_related_files_never_read_a_virtual_document():
+    """A virtual document (sylk:/<id>) has no file: its path is never handed to ``read``
+    (joined to the root it could name a real file, or nothing) and it imports nothing."""
+    asked: list[str] = []
+
+    def read(path: str) -> str:
+        asked.append(path)
+        return "import json\nfrom app import models\n"
+    found = agent.related_files([_hit("sylk:/notes/users", "markdown"), _hit("sylk:/chat/7", "python"),
+                                 _hit("app/views.py", "python")], read, {"app/views.py", "app/models.py"})
+    assert asked == ["app/views.py"]
+    assert found and all(f.imported_by == ("app/views.py",) for f in found)
+
+
 def test_follow_ups_suggest_filters_from_facets_and_help_when_nothing_matched():
     facets = {"language": [("python", 8), ("go", 2)], "folder": [("app", 7), ("services", 3)],
               "kind": [("method", 6), ("function", 4)]}

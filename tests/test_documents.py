@@ -141,3 +141,23 @@ def test_cli_add_docs_tag_and_search(workspace: Path, tmp_path: Path):
     assert bad.returncode == 2 and "type:" in bad.stderr
     assert sylk("remove", "page.md").returncode == 0
     assert sylk("remove", "page.md").returncode == 1
+
+
+async def test_related_files_skip_virtual_documents_over_stdio(workspace: Path, _isolated_index: Path):
+    """relatedFiles with a virtual document among the hits: it has no file to read imports
+    from, so it adds none; the files' imports are still listed."""
+    client = await start(workspace, _isolated_index, "visual-studio-code")
+    try:
+        await wait_for_progress_end(client)
+        await client.protocol.send_request_async("sylk/indexDocument", {
+            "id": "notes/users", "type": "note", "title": "Users",
+            "text": "import json\n\nget_user_by_id reads the repository; the user lookup is cached."})
+        found = await client.protocol.send_request_async("sylk/search", {
+            "query": "get_user_by_id", "mode": "lexical", "limit": 20, "relatedFiles": True})
+        paths = [h.path for h in found.hits]
+        assert "sylk:/notes/users" in paths and "app/repository.py" in paths
+        assert all("sylk:/notes/users" not in f.importedBy for f in found.relatedFiles)
+        assert any("app/repository.py" in f.importedBy for f in found.relatedFiles)
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 import attrs
 
+from ..model import is_virtual
 from ..text.words import split_words
 from .results import Hit
 
@@ -211,7 +212,8 @@ def follow_ups(query: str, mode: str, facets: Mapping[str, Sequence[tuple[str, i
 _IMPORTS: dict[str, list[re.Pattern[str]]] = {
     "python": [re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s", re.M), re.compile(r"^\s*import\s+([\w.]+)", re.M)],
     "javascript": [re.compile(r"""(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]"""),
-                   re.compile(r"""require\(\s*['"]([^'"]+)['"]\s*\)"""), re.compile(r"""^\s*import\s+['"]([^'"]+)['"]""", re.M)],
+                   re.compile(r"""require\(\s*['"]([^'"]+)['"]\s*\)"""),
+                   re.compile(r"""^\s*import\s+['"]([^'"]+)['"]""", re.M)],
     "go": [re.compile(r'^\s*(?:import\s+)?(?:\w+\s+)?"([^"]+)"\s*$', re.M)],
     "rust": [re.compile(r"^\s*(?:pub\s+)?(?:use|mod)\s+((?:crate|self|super)?(?:::)?[\w:]+)", re.M)],
     "java": [re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+)\s*;", re.M)],
@@ -222,7 +224,8 @@ _IMPORTS: dict[str, list[re.Pattern[str]]] = {
 _IMPORTS["typescript"] = _IMPORTS["tsx"] = _IMPORTS["javascript"]
 _IMPORTS["cpp"] = _IMPORTS["c"]
 _EXTS = {
-    "python": (".py", "/__init__.py"), "javascript": (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", "/index.js", "/index.ts"),
+    "python": (".py", "/__init__.py"),
+    "javascript": (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", "/index.js", "/index.ts"),
     "go": (), "rust": (".rs", "/mod.rs"), "java": (".java",), "c": ("",), "ruby": (".rb",), "csharp": (".cs",),
 }
 _EXTS["typescript"] = _EXTS["tsx"] = _EXTS["javascript"]
@@ -285,13 +288,15 @@ def resolve_import(spec: str, importer: str, language: str, files: set[str], dir
 
 def related_files(hits: Sequence[Hit], read: Callable[[str], str | None],
                   files: Iterable[str], limit: int = 30) -> list[RelatedFile]:
-    """The files the hits' files import, the workspace's first, then the most imported."""
+    """The files the hits' files import, the workspace's first, then the most imported.
+    Commit messages and virtual documents have no file to read imports from: skipped."""
     all_files = set(files)
     dirs: dict[str, list[str]] = {}
     for f in all_files:
         dirs.setdefault(f.rpartition("/")[0], []).append(f)
     seen: dict[tuple[str | None, str], list[str]] = {}
-    for path, language in dict.fromkeys((h.path, h.language) for h in hits if h.type != "git_commit"):
+    for path, language in dict.fromkeys((h.path, h.language) for h in hits
+                                        if h.type != "git_commit" and h.path and not is_virtual(h.path)):
         text = read(path)
         if text is None:
             continue
