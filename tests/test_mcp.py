@@ -175,6 +175,15 @@ async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_
         assert len(seen) == len(set(seen)) == total
         past = await call(s, "search_code", query="return", mode="lexical", limit=3, offset=total)
         assert past["hits"] == [] and past["nextOffset"] is None
+        # with a filter Tantivy does not apply (roles, tags, authors, dates, paths) the total
+        # and nextOffset count what passed it: no nextOffset before an empty page
+        role = await call(s, "search_code", query="user", mode="lexical", roles=["repository"], limit=50)
+        assert role["hits"] and role["totalHits"] == len(role["hits"]) and role["nextOffset"] is None
+        last = await call(s, "search_code", query="user", mode="lexical", roles=["repository"], limit=1,
+                          offset=role["totalHits"] - 1)
+        assert len(last["hits"]) == 1 and last["nextOffset"] is None
+        assert untagged["totalHits"] == 0 and untagged["nextOffset"] is None
+        assert nogit["totalHits"] == 0 and nogit["nextOffset"] is None
 
         # embedding is off here: semantic asks say so instead of failing
         hybrid = await call(s, "search_code", query="get_user_by_id")

@@ -393,3 +393,29 @@ def test_a_file_reindexed_while_its_chunks_are_embedded_leaves_no_stale_vectors(
     hits = w.search(SearchRequest("saved_mid_embedding", "semantic")).hits
     assert hits and hits[0].path == target
     w.close()
+
+
+@pytest.mark.parametrize("filters", [
+    pytest.param(Filters(roles=("repository",)), id="role"),
+    pytest.param(Filters(tags=("backend",)), id="tag"),
+    pytest.param(Filters(authors=("Ann Lee",)), id="author-without-git"),
+    pytest.param(Filters(modified_after=0), id="date-without-git"),
+    pytest.param(Filters(paths=("app/**",)), id="path"),
+])
+def test_filtered_lexical_total_is_what_the_pages_hold(ws: Workspace, filters: Filters):
+    """totalHits counts after every filter: paging by 2 walks exactly totalHits hits."""
+    from sylk.engine import documents
+
+    documents.tag(ws, ["app/repository.py"], ["backend"])
+    everything = ws.search(SearchRequest("user", "lexical", limit=2)).total_hits
+    first = ws.search(SearchRequest("user", "lexical", limit=2, filters=filters, facets=True))
+    seen: list[tuple] = []
+    while True:
+        page = ws.search(SearchRequest("user", "lexical", limit=2, offset=len(seen), filters=filters))
+        assert page.total_hits == first.total_hits
+        if not page.hits:
+            break
+        seen.extend((h.path, h.start_line) for h in page.hits)
+    assert len(seen) == len(set(seen)) == first.total_hits < everything
+    if first.facets:
+        assert sum(n for _v, n in first.facets["language"]) == first.total_hits

@@ -154,7 +154,10 @@ class HybridSearch:
         if req.filters.needs_git and not all_git:
             message = ((message + "; ") if message else "") + \
                 "no git metadata (not a git repository, or git is missing): the author and date filters match nothing"
-        total = lexical_total if req.mode == "lexical" and paths is None else len(candidates)
+        # Tantivy's count holds only for the filters it applies itself; after a path, role,
+        # tag or git filter the total is the candidates that passed (what the pages hold)
+        post_filtered = paths is not None or bool(req.filters.roles) or git is not None or tagged is not None
+        total = lexical_total if req.mode == "lexical" and not post_filtered else len(candidates)
         explanation = None
         if req.explain:
             hybrid = req.mode == "hybrid"
