@@ -419,3 +419,19 @@ def test_filtered_lexical_total_is_what_the_pages_hold(ws: Workspace, filters: F
     assert len(seen) == len(set(seen)) == first.total_hits < everything
     if first.facets:
         assert sum(n for _v, n in first.facets["language"]) == first.total_hits
+
+
+@pytest.mark.parametrize("fusion", ["convex", "rrf"])
+def test_hybrid_total_is_what_the_pages_hold(ws: Workspace, fusion: str):
+    """Hybrid pages the fused list (the first ``depth`` candidates of each side): its
+    total is that list's length, so the last page is never announced and empty."""
+    first = ws.search(SearchRequest("user", "hybrid", limit=2, fusion=fusion, fuse_depth=5))
+    assert len(lexical(ws, "user", limit=50)) > 5  # more candidates than are fused
+    seen = []
+    while True:
+        page = ws.search(SearchRequest("user", "hybrid", limit=2, offset=len(seen), fusion=fusion, fuse_depth=5))
+        assert page.total_hits == first.total_hits
+        if not page.hits:
+            break
+        seen.extend(h.id for h in page.hits)
+    assert len(seen) == len(set(seen)) == first.total_hits

@@ -155,9 +155,13 @@ class HybridSearch:
             message = ((message + "; ") if message else "") + \
                 "no git metadata (not a git repository, or git is missing): the author and date filters match nothing"
         # Tantivy's count holds only for the filters it applies itself; after a path, role,
-        # tag or git filter the total is the candidates that passed (what the pages hold)
+        # tag or git filter the total is the candidates that passed (what the pages hold).
+        # Hybrid pages the fused list, which holds the first ``depth`` of each side only.
         post_filtered = paths is not None or bool(req.filters.roles) or git is not None or tagged is not None
-        total = lexical_total if req.mode == "lexical" and not post_filtered else len(candidates)
+        if req.mode == "lexical" and not post_filtered:
+            total = lexical_total
+        else:
+            total = len(fused)
         explanation = None
         if req.explain:
             hybrid = req.mode == "hybrid"
