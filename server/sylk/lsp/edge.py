@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import threading
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,7 @@ from typing import Any
 import cattrs
 from cattrs.errors import ClassValidationError, IterableValidationError
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol, default_converter
 
 log = logging.getLogger("sylk")
@@ -42,6 +44,7 @@ HEADER = re.compile(rb"content-length:[ \t]*(\d+)[ \t]*$", re.IGNORECASE)
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
 SERVER_NOT_INITIALIZED = -32002
 
 
@@ -151,7 +154,7 @@ class EdgeProtocol(LanguageServerProtocol):
             log.exception("Error in 'edge.receive'")
             msg_id = data.get("id") if isinstance(data, dict) else None
             if isinstance(data, dict) and "method" in data and valid_id(msg_id):
-                self.send_error(msg_id, -32603, f"Internal error: {exc}")
+                self.send_error(msg_id, INTERNAL_ERROR, f"Internal error: {exc}")
         return True
 
     def _receive(self, data: Any) -> None:
@@ -219,8 +222,11 @@ class EdgeProtocol(LanguageServerProtocol):
         if method is None:
             try:
                 message = self.structure_message(data)
-            except Exception:
-                log.warning("dropping a response to %r that does not fit its type", data["id"])
+            except Exception as exc:
+                log.warning("a response to %r that does not fit its type: %s", data["id"], exc)
+                waiting = self._request_futures.pop(data["id"], None)
+                if waiting is not None and not waiting.done():  # whoever sent the request must not wait forever
+                    waiting.set_exception(JsonRpcInvalidParams(f"the client's answer does not fit: {exc}"))
                 return False
             self.handle_message(message)
             return True
@@ -268,10 +274,15 @@ async def serve(protocol: EdgeProtocol, read: Callable[[], Awaitable[bytes]], st
 def stream_reader(stream: Any) -> Callable[[], Awaitable[bytes]]:
     """``read`` for ``serve`` from a blocking binary stream (stdin). A daemon thread reads
     it, so a read that blocks never holds up the event loop, pygls' thread pool, or the
-    process's exit."""
+    process's exit. It reads the file descriptor itself: a daemon thread blocked inside
+    a BufferedReader holds its lock, and the interpreter aborts at exit (SIGABRT)."""
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
-    read = getattr(stream, "read1", None) or stream.read
+    try:
+        fd = stream.fileno()
+        read: Callable[[int], bytes] = lambda n: os.read(fd, n)  # noqa: E731
+    except (AttributeError, OSError, ValueError):  # not a file (a test's BytesIO)
+        read = getattr(stream, "read1", None) or stream.read
 
     def pump() -> None:
         while True:
