@@ -120,3 +120,115 @@ def git_commit(root: Path, author: str, message: str, *paths: str, when: str | N
     git("add", *(paths or ("-A",)))
     git("commit", "-qm", message)
     return git("rev-parse", "HEAD").strip()
+
+
+class RawLsp:
+    """`sylk serve --stdio` driven byte by byte (pytest-lsp cannot send a broken frame):
+    ``send`` writes raw bytes, ``frame`` a body with its header; a reader thread collects
+    every message the server writes, in order, in ``received``."""
+
+    def __init__(self, cache: Path, log: Path) -> None:
+        import threading
+
+        self._log = open(log, "wb")
+        self.process = subprocess.Popen([sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+                                        env=server_env(cache))
+        self.received: list[dict[str, Any]] = []
+        self._arrived = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        import json
+
+        out = self.process.stdout
+        assert out is not None
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+                elif line in (b"\r\n", b"\n") and length is not None:
+                    break
+            body = out.read(length)
+            with self._arrived:
+                self.received.append(json.loads(body))
+                self._arrived.notify_all()
+
+    def send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def frame(self, body: Any) -> bytes:
+        """``body`` (JSON data, or bytes as they are) with a correct header, sent."""
+        import json
+
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        data = b"Content-Length: %d\r\n\r\n" % len(raw) + raw
+        self.send(data)
+        return data
+
+    def wait_for(self, done: Callable[[list[dict[str, Any]]], bool], what: str) -> list[dict[str, Any]]:
+        """Block until ``done(received)`` holds; fail after TIMEOUT seconds."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: done(self.received), timeout=TIMEOUT):
+                raise AssertionError(f"timed out waiting for {what}; the server said {self.received[-5:]}")
+            return list(self.received)
+
+    def answer(self, msg_id: Any) -> dict[str, Any]:
+        """The (first) response to the request ``msg_id``."""
+        got = self.wait_for(lambda r: any(m.get("id") == msg_id and "method" not in m for m in r),
+                            f"the answer to {msg_id!r}")
+        return next(m for m in got if m.get("id") == msg_id and "method" not in m)
+
+    def request(self, msg_id: Any, method: str, params: Any = None) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.frame(message)
+        return self.answer(msg_id)
+
+    def initialize(self, root: Path, options: Any = None) -> dict[str, Any]:
+        uri = root.resolve().as_uri()
+        answer = self.request("init", "initialize", {
+            "processId": None, "rootUri": uri, "capabilities": {},
+            "workspaceFolders": [{"uri": uri, "name": root.name}], "initializationOptions": options})
+        self.frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        return answer
+
+    def close(self) -> int:
+        """Stop the server (exit, then kill if it lingers); its return code."""
+        if self._log.closed:
+            return self.process.wait()
+        try:
+            self.frame({"jsonrpc": "2.0", "method": "exit"})
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            code = self.process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self._log.close()
+        return code
+
+
+@pytest.fixture
+def raw_lsp(tmp_path: Path, _isolated_index: Path) -> Any:
+    """A factory of RawLsp servers, stopped at the end of the test."""
+    servers: list[RawLsp] = []
+
+    def start() -> RawLsp:
+        server = RawLsp(_isolated_index, tmp_path / f"server-{len(servers)}.log")
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()

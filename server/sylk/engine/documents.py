@@ -79,7 +79,8 @@ def validate(id: str, text: str, type: str, title: str, tags: Sequence[str],
                                     f"(not one of {', '.join(FILE_TYPES)} nor a language)")
     if not isinstance(title, str):
         raise DocumentError("title", "expected a string")
-    if isinstance(tags, str) or not all(isinstance(t, str) and t.strip() for t in tags):
+    if isinstance(tags, (str, Mapping)) or not isinstance(tags, Iterable) or \
+            not all(isinstance(t, str) and t.strip() for t in tags):
         raise DocumentError("tags", "expected a list of non-empty strings")
     if metadata is not None:
         if not isinstance(metadata, Mapping):

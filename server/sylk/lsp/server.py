@@ -12,14 +12,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
@@ -27,6 +28,7 @@ from .. import __version__, config
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from ..steps import INDEXING
+from . import edge
 from .convert import uri_to_rel
 from .folders import Folder
 
@@ -38,8 +40,9 @@ CMD_STATUS = "sylk.status"
 CMD_CLEAR = "sylk.clearIndex"
 
 
-class SylkProtocol(LanguageServerProtocol):
-    """Positions are stored as UTF-16 columns, so UTF-16 is the only encoding we offer.
+class SylkProtocol(edge.EdgeProtocol):
+    """Every body is checked at Sylk's edge first (``edge.py``: each request gets one
+    response). Positions are stored as UTF-16 columns, so UTF-16 is the only encoding we offer.
     Sylk's own requests (``sylk/search``, ...) registered at initialize are listed under
     ``experimental.sylk.requests`` of the capabilities, as the standard features are."""
 
@@ -59,7 +62,7 @@ def own_requests(methods: Any) -> list[str]:
 
 class SylkServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("sylk", __version__, protocol_cls=SylkProtocol,
+        super().__init__("sylk", __version__, protocol_cls=SylkProtocol, converter_factory=edge.strict_converter,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.folders: dict[Path, Folder] = {}  # in the order the client gave them
         self.client_options: dict[str, Any] | None = None
@@ -68,6 +71,44 @@ class SylkServer(LanguageServer):
         self.jobs = Jobs(lambda name, exc: self.message(f"{name} failed: {exc}", types.MessageType.Error))
         self._progress_tokens = 0
         self._problems: list[str] = []
+
+    # transports: Sylk's edge reads the stream, not pygls' reader (see edge.py) ---------
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve stdin/stdout; ``exit`` ends the process with 0 after ``shutdown``, else 1."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        code: Any = None
+        try:
+            asyncio.run(edge.serve_stream(self.protocol, stdin or sys.stdin.buffer, self._stop_event))
+        except BrokenPipeError:
+            log.error("the client is gone (broken pipe): stopping")
+        except KeyboardInterrupt:
+            pass
+        except SystemExit as exc:
+            code = exc.code
+        finally:
+            self.shutdown()
+        if code:
+            sys.exit(code)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await edge.serve(self.protocol, lambda: reader.read(65536), stop)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            log.info("serving on %s:%s", host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(listen())
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            pass
 
     # folders --------------------------------------------------------------
     @property

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from ..ingest.symbols import extract_for_path
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sylk.symbols")
 UNSAVED_DELAY_S = 0.25
+# A symbol query is a name or a few words; ranking a 100 kB one took 28 s on the loop.
+MAX_SYMBOL_QUERY = 512
 # Unsaved buffers waiting to be parsed (uri -> timer); one server per process.
 pending: dict[str, asyncio.TimerHandle] = {}
 
@@ -43,6 +46,8 @@ def setup(server: SylkServer) -> None:
     @feature(server, "symbols", types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: SylkServer,
                                params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        if len(params.query) > MAX_SYMBOL_QUERY:
+            raise JsonRpcInvalidParams(f"query: longer than {MAX_SYMBOL_QUERY} characters ({len(params.query)})")
         engines = ls.engines()
         if not engines:
             return []  # still opening the index: nothing yet, never an error

@@ -1,0 +1,107 @@
+"""Every request with an id gets exactly one response, whatever its body (issue 13):
+the three defects measured over stdio, and the lifecycle and framing rules around them."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+OPTIONS = {"embedding": {"enabled": False}}
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    root = tmp_path / "tiny"
+    root.mkdir()
+    (root / "greet.py").write_text("def hello_world():\n    return 'hi'\n")
+    return root
+
+
+def symbols(server: Any, query: str) -> list[dict[str, Any]]:
+    """workspace/symbol's answer once the index has the file."""
+    ids = itertools.count(1000)
+    while True:
+        answer = server.request(next(ids), "workspace/symbol", {"query": query})
+        assert "error" not in answer, answer
+        if answer["result"]:
+            return answer["result"]
+
+
+def test_a_body_that_is_not_json_gets_a_parse_error(raw_lsp: Any, tiny: Path):
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    server.frame(b'{"jsonrpc": "2.0", "id": 7, "method": ')
+    got = server.wait_for(lambda r: any(m.get("error", {}).get("code") == -32700 for m in r), "a parse error")
+    error = next(m for m in got if m.get("error", {}).get("code") == -32700)
+    assert error["id"] is None and "Parse error" in error["error"]["message"]
+    assert symbols(server, "hello")[0]["name"] == "hello_world"  # and the server keeps serving
+
+
+def test_a_param_of_the_wrong_type_gets_invalid_params_naming_it(raw_lsp: Any, tiny: Path):
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    answer = server.request(1, "workspace/symbol", {"query": 123})
+    assert answer["error"]["code"] == -32602
+    assert "$.params.query" in answer["error"]["message"] and "expected str" in answer["error"]["message"]
+    answer = server.request(2, "textDocument/documentSymbol", {"textDocument": {"uri": 5}})
+    assert answer["error"]["code"] == -32602 and "$.params.textDocument.uri" in answer["error"]["message"]
+
+
+def test_a_request_without_params_gets_invalid_params(raw_lsp: Any, tiny: Path):
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    answer = server.request(1, "workspace/symbol")
+    assert answer["error"]["code"] == -32602 and "$.params" in answer["error"]["message"]
+    answer = server.request(2, "workspace/symbol", 42)
+    assert answer["error"]["code"] == -32602
+
+
+def test_requests_before_initialize_and_after_shutdown_are_refused(raw_lsp: Any, tiny: Path):
+    server = raw_lsp()
+    assert server.request(1, "workspace/symbol", {"query": "x"})["error"]["code"] == -32002
+    assert server.request(2, "sylk/status")["error"]["code"] == -32002
+    server.initialize(tiny, OPTIONS)
+    assert server.request(3, "initialize", {"capabilities": {}})["error"]["code"] == -32600
+    assert server.request(4, "no/such/method", {})["error"]["code"] == -32601
+    assert server.request(5, "shutdown")["result"] is None
+    answer = server.request(6, "workspace/symbol", {"query": "x"})
+    assert answer["error"]["code"] == -32600 and "after shutdown" in answer["error"]["message"]
+    assert server.close() == 0
+
+
+def test_invalid_request_objects_get_invalid_request(raw_lsp: Any, tiny: Path):
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    assert server.request(1, 5, {})["error"]["code"] == -32600  # a method that is not a string
+    server.frame({"jsonrpc": "1.0", "id": 2, "method": "workspace/symbol", "params": {"query": "x"}})
+    assert server.answer(2)["error"]["code"] == -32600
+    server.frame([1, 2])
+    server.frame({"jsonrpc": "2.0", "id": [3], "method": "workspace/symbol", "params": {"query": "x"}})
+    got = server.wait_for(lambda r: sum(m.get("id", 0) is None for m in r) >= 2, "two errors with id null")
+    assert [m["error"]["code"] for m in got if m.get("id", 0) is None] == [-32600, -32600]
+
+
+def test_the_reader_finds_the_next_message_after_a_wrong_content_length(raw_lsp: Any, tiny: Path):
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "sylk/status"}'
+    server.send(b"Content-Length: %d\r\n\r\n" % (len(body) - 10) + body)  # too short
+    assert server.request(2, "sylk/status")["result"]["folders"]
+    server.send(b"Content-Length: %d\r\n\r\n" % (len(body) + 30) + body)  # too long: swallows the next
+    assert server.request(3, "sylk/status")["result"]["folders"]
+    server.send(b"Content-Length: 99999999999\r\n\r\n" + body)  # over the limit: skipped
+    assert server.request(4, "sylk/status")["result"]["folders"]
+    server.frame(b'{"jsonrpc": "2.0", "id": 5, "method": "\xff\xfe"}')  # not UTF-8
+    assert server.request(6, "sylk/status")["result"]["folders"]
+    assert not any(m.get("id") == 1 for m in server.received)  # id 1 was never a whole frame
+    codes = [m["error"]["code"] for m in server.received if "error" in m]
+    assert codes == [-32700] * 3  # too short, too long, not UTF-8; the oversized header is only logged
+
+
+def test_exit_without_shutdown_ends_the_process_with_1(raw_lsp: Any, tiny: Path):
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    assert server.close() == 1
