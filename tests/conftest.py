@@ -232,3 +232,12 @@ def raw_lsp(tmp_path: Path, _isolated_index: Path) -> Any:
     yield start
     for server in servers:
         server.close()
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    """A one-file workspace: greet.py defines hello_world."""
+    root = tmp_path / "tiny"
+    root.mkdir()
+    (root / "greet.py").write_text("def hello_world():\n    return 'hi'\n")
+    return root

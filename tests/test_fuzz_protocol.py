@@ -19,8 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 SEED = int(os.environ.get("SYLK_FUZZ_SEED", "1313"))
 COUNT = int(os.environ.get("SYLK_FUZZ_COUNT", "2000"))
 OPTIONS = None  # the defaults: every optional request (sylk/similar) registered
@@ -251,14 +249,6 @@ class Fuzz:
 def answers(received: list[dict[str, Any]]) -> Counter[Any]:
     """How many responses each id got (server-to-client messages have a method)."""
     return Counter(json.dumps(m.get("id")) for m in received if "method" not in m)
-
-
-@pytest.fixture
-def tiny(tmp_path: Path) -> Path:
-    root = tmp_path / "tiny"
-    root.mkdir()
-    (root / "greet.py").write_text("def hello_world():\n    return 'hi'\n")
-    return root
 
 
 def test_every_request_is_answered_exactly_once(raw_lsp: Any, tiny: Path):

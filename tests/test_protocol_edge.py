@@ -7,17 +7,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 OPTIONS = {"embedding": {"enabled": False}}
-
-
-@pytest.fixture
-def tiny(tmp_path: Path) -> Path:
-    root = tmp_path / "tiny"
-    root.mkdir()
-    (root / "greet.py").write_text("def hello_world():\n    return 'hi'\n")
-    return root
 
 
 def symbols(server: Any, query: str) -> list[dict[str, Any]]:
