@@ -78,8 +78,9 @@ class HybridSearch:
         f = req.filters
         rows = self.manifest.search_commits(_query_words(" ".join((req.query, *req.extra_terms))),
                                             req.offset + req.limit, f.authors, f.modified_after, f.modified_before)
+        style = analyze(req.query).style
         commits = [Hit(-1 - i, c_files[0] if c_files else "", "git", "git_commit", "commit", sha, author,
-                       0, 0, round(_lexical_only_score(req, i + 1), 6), i + 1, None, _commit_snippet(message),
+                       0, 0, round(_lexical_only_score(req, style, i + 1), 6), i + 1, None, _commit_snippet(message),
                        0, (), author, int(t), c_files)
                    for i, (sha, author, t, message, c_files) in enumerate(
                        (r.sha, r.author, r.time, r.message, tuple(x for x in r.files.split("\n") if x)) for r in rows)]
@@ -273,11 +274,11 @@ def _members_first(fused: list[Fused], records: dict[int, ChunkRecord]) -> list[
     return sorted(out, key=lambda f: -f.score)
 
 
-def _lexical_only_score(req: SearchRequest, rank: int) -> float:
+def _lexical_only_score(req: SearchRequest, style: str, rank: int) -> float:
     """A score for a hit that only the lexical side ranks (a commit message), on the
     scale of the fused chunks' so that both sort together."""
     if req.mode == "hybrid" and req.fusion == CONVEX:
-        return alpha_for(analyze(req.query).style, req.alpha) / rank
+        return alpha_for(style, req.alpha) / rank
     return 1.0 / (req.rrf_k + rank)
 
 
