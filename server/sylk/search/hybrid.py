@@ -14,6 +14,7 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -44,6 +45,10 @@ POOL_MIN = 100
 CONTAINER_YIELD = 0.6
 POOL_FACTOR = 3
 FACET_TOP = 20
+# A hybrid search embeds its query here while the caller's thread runs the lexical
+# side: onnxruntime and Tantivy both release the GIL, so the two overlap instead of
+# adding up (bench/search_latency.py).
+_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-query-embedding")
 
 
 class Embeds(Protocol):
@@ -108,6 +113,9 @@ class HybridSearch:
         lexical_total = 0
         message = None
         terms = analyze(" ".join((req.query, *req.extra_terms)))
+        semantic_ready = self.vectors is not None and self.embedder is not None and len(self.vectors) > 0
+        query_vector = _QUERY_EMBEDDING.submit(self.embedder.embed_query, req.query) \
+            if req.mode == "hybrid" and semantic_ready and req.query.strip() and self.embedder else None
         if req.mode in ("hybrid", "lexical"):
             hits, lexical_total = self._lexical(req, terms, pool)
             records.update(self.manifest.chunks_by_id([h.id for h in hits]))
@@ -119,10 +127,10 @@ class HybridSearch:
                         (tagged is None or _tags_ok(rec, req.filters, tagged)):
                     lexical.append(Scored(h.id, h.score))
         if req.mode in ("hybrid", "semantic") and req.query.strip():
-            if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
+            if not semantic_ready:
                 message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                semantic = self._semantic(req, pool, paths, records, git, tagged)
+                semantic = self._semantic(req, pool, paths, records, git, tagged, query_vector)
         if req.mode == "lexical":
             fused = [Fused(c.id, 1.0 / (req.rrf_k + r), lexical_rank=r, lexical_score=c.score)
                      for r, c in enumerate(lexical, 1)]
@@ -137,12 +145,12 @@ class HybridSearch:
         page = fused[req.offset:req.offset + req.limit]
         all_git = git if git is not None else self.manifest.git_lookup()
         all_tags = tagged if tagged is not None else self.manifest.tag_lookup()
-        words = _query_words(" ".join((req.query, *req.extra_terms)))
+        pattern = _words_regex(_query_words(" ".join((req.query, *req.extra_terms))))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
         for f in page:
             rec = records[f.id]
-            snippet, first, marks = self._snippet(rec, words, req.context_lines, texts)
+            snippet, first, marks = self._snippet(rec, pattern, req.context_lines, texts)
             meta = all_git.get(rec.path)
             out.append(Hit(f.id, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
                            rec.start_line, rec.end_line, round(f.score, 6), f.lexical_rank, f.semantic_rank,
@@ -183,9 +191,9 @@ class HybridSearch:
 
     def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
                   records: dict[int, ChunkRecord], git: dict[str, GitFile] | None,
-                  tagged: dict[str, tuple[str, ...]] | None) -> list[Scored]:
+                  tagged: dict[str, tuple[str, ...]] | None, query_vector: Future[np.ndarray] | None) -> list[Scored]:
         assert self.vectors is not None and self.embedder is not None
-        qv = self.embedder.embed_query(req.query)
+        qv = query_vector.result() if query_vector is not None else self.embedder.embed_query(req.query)
         k = pool * (4 if not req.filters.empty else 1)
         found = self.vectors.search(qv, k)
         missing = [cid for cid, _ in found if cid not in records]
@@ -202,7 +210,7 @@ class HybridSearch:
         return out
 
     # snippets -----------------------------------------------------------
-    def _snippet(self, rec: ChunkRecord, words: Sequence[str], context: int,
+    def _snippet(self, rec: ChunkRecord, pattern: re.Pattern[str] | None, context: int,
                  cache: dict[str, list[str] | None]) -> tuple[str, int, tuple[tuple[int, int, int], ...]]:
         lines = cache.get(rec.path, ())
         if lines == ():
@@ -216,7 +224,6 @@ class HybridSearch:
             return "", rec.start_line, ()
         end = min(rec.end_line, len(lines) - 1)
         best = rec.start_line
-        pattern = _words_regex(words)
         if pattern is not None:
             for i in range(rec.start_line, end + 1):
                 if pattern.search(lines[i]):
