@@ -235,3 +235,27 @@ def test_readme_editor_settings_table_is_generated_from_config() -> None:
     assert "| `embedding.enabled` | `true` |" in table
     assert table in (REPO / "README.md").read_text(), \
         "the README's editor settings table is stale: paste the output of python editors/settings_table.py"
+
+
+@needs_nvim
+def test_neovim_plugin_renders_every_sample_of_the_protocol(tmp_path: Path) -> None:
+    """Every hit type, with every field and with the required ones only, as the schema
+    describes them (editors/protocol-samples.json; tests/test_protocol_schema.py)."""
+    samples_path = REPO / "editors" / "protocol-samples.json"
+    samples = json.loads(samples_path.read_text(encoding="utf-8"))
+    root = tmp_path / "empty"
+    root.mkdir()
+    report = run_nvim(PLUGIN / "tests" / "protocol.lua", root, tmp_path, env={"SYLK_NVIM_SAMPLES": str(samples_path)})
+    assert report["failures"] == []
+    assert len(report["hits"]) == len(samples["hits"])
+    for got, sample in zip(report["hits"], samples["hits"], strict=True):
+        hit = sample["hit"]
+        assert got["filename"], sample["name"]  # something to open
+        if hit["range"] is not None:
+            assert got["lnum"] >= hit["range"]["start"]["line"] + 1, sample["name"]
+        if hit["symbol"]:
+            assert hit["symbol"] in got["text"], sample["name"]
+    full = report["results"][0]
+    assert full["items"] == len(samples["results"][0]["result"]["hits"])
+    assert full["summary"].startswith(f"{samples['results'][0]['result']['totalHits']} hits")
+    assert all(s["lines"] for s in report["statuses"])

@@ -8,6 +8,10 @@ local function trim(s)
   return (s:gsub("^%s+", ""):gsub("%s+$", ""))
 end
 
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
 local function split_lines(s)
   local lines = {}
   for line in (s .. "\n"):gmatch("(.-)\n") do
@@ -33,7 +37,9 @@ end
 --- snippet, else the first non-blank one. Returns (0-based line, byte col, text).
 function M.hit_line(hit)
   local lines = split_lines(hit.snippet or "")
-  local first = hit.snippetRange and hit.snippetRange.start.line or hit.range.start.line
+  -- a commit has no range (JSON null is vim.NIL, which is truthy)
+  local range = present(hit.snippetRange) and hit.snippetRange or (present(hit.range) and hit.range or nil)
+  local first = range and range.start.line or 0
   for _, h in ipairs(hit.highlights or {}) do
     local index = h.start.line - first + 1
     local text = lines[index]
@@ -46,7 +52,7 @@ function M.hit_line(hit)
       return first + index - 1, #text:match("^%s*"), text
     end
   end
-  return hit.range.start.line, 0, ""
+  return first, 0, ""
 end
 
 --- One quickfix item per hit: the file, the matching line, and
@@ -99,9 +105,6 @@ local function bytes(n)
   return i == 1 and string.format("%d B", n) or string.format("%.1f %s", n, units[i])
 end
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
 
 --- The lines of :SylkStatus.
 function M.status_lines(status)

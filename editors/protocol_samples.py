@@ -1,0 +1,159 @@
+"""Writes editors/protocol-samples.json: answers of sylk/search and sylk/status made from
+the protocol's schema (server/sylk/lsp/protocol.schema.json), for the editors' tests.
+
+    python editors/protocol_samples.py          # rewrite the file
+    python editors/protocol_samples.py --check  # exit 1 if it is not current
+
+Each object comes twice: with every property (the schema's example value where it gives
+one) and with only the required ones (null where null is allowed). Hits come once per
+document type a hit can have: each file type, a commit, and a virtual document. The
+VS Code tests (test/protocol.test.ts) and the Neovim tests (nvim/tests/protocol.lua)
+render every sample; tests/test_protocol_schema.py checks that this file is current and
+that every sample is valid, and validates the real server's answers against the schema.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SCHEMA = HERE.parent / "server" / "sylk" / "lsp" / "protocol.schema.json"
+OUT = HERE / "protocol-samples.json"
+
+# per document type: the fields that differ from the schema's examples (a source_code hit)
+HIT_TYPES: dict[str, dict[str, Any]] = {
+    "source_code": {},
+    "markdown": {"uri": "file:///home/ada/shop/docs/retries.md", "path": "docs/retries.md", "language": "markdown",
+                 "type": "markdown", "kind": "section", "symbol": "Retries", "containerName": "Operations",
+                 "roles": ["docs"], "snippet": "## Retries\nFailed calls are retried three times."},
+    "config": {"uri": "file:///home/ada/shop/config/app.yaml", "path": "config/app.yaml", "language": "yaml",
+               "type": "config", "kind": "key", "symbol": "retry.limit", "containerName": None, "roles": ["config"],
+               "snippet": "retry:\n  limit: 3"},
+    "text": {"uri": "file:///home/ada/shop/NOTES.txt", "path": "NOTES.txt", "language": "text", "type": "text",
+             "kind": "window", "symbol": None, "containerName": None, "roles": [],
+             "snippet": "retry the payment call before giving up"},
+    "git_commit": {"uri": "sylk:/commit/4b825dc642cb6eb9a060e54bf8d69288fbee4904", "path": "src/retry.py",
+                   "language": None, "type": "git_commit", "kind": "commit", "symbol": "4b825dc642cb",
+                   "containerName": None, "roles": [], "range": None, "snippetRange": None, "highlights": [],
+                   "semanticRank": None, "snippet": "Retry payments on 503\n\nThe gateway sheds load.",
+                   "commit": {"sha": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "files": ["src/retry.py"]}},
+    "note": {"uri": "sylk:/document/prompt-1", "path": "sylk:/prompt-1", "language": None, "type": "note",
+             "kind": "window", "symbol": None, "containerName": None, "roles": [],
+             "snippet": "Ask about retries in the payment gateway.",
+             "document": {"id": "prompt-1", "type": "note", "title": "Payment retries", "tags": ["backend"],
+                          "metadata": {"source": "chat"}, "created": 1763800000.5}},
+}
+# fields a full sample of a commit or a virtual document leaves out (the server never sends them)
+NOT_FOR = {"git_commit": ("document", "tags"), "note": ("commit",)}
+FILE_ONLY = ("document", "commit")
+
+
+def load_schema() -> dict[str, Any]:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+class Maker:
+    """Instances of the schema's definitions, full or with the required properties only."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+
+    def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in node:
+            target: Any = self.schema
+            for part in node["$ref"].lstrip("#/").split("/"):
+                target = target[part]
+            node = target
+        return node
+
+    def make(self, node: dict[str, Any], full: bool) -> Any:
+        node = self.resolve(node)
+        if "examples" in node:
+            return copy.deepcopy(node["examples"][0])
+        if "enum" in node:
+            return node["enum"][0]
+        if "oneOf" in node:
+            alts = [self.resolve(a) for a in node["oneOf"]]
+            nulls = [a for a in alts if a.get("type") == "null"]
+            if not full and nulls:
+                return None
+            return self.make(next(a for a in alts if a.get("type") != "null"), full)
+        types = node.get("type", "object")
+        types = [types] if isinstance(types, str) else list(types)
+        if not full and "null" in types:
+            return None
+        kind = next(t for t in types if t != "null")
+        if kind == "object":
+            props = node.get("properties", {})
+            names = list(props) if full else list(node.get("required", []))
+            out = {name: self.make(props[name], full) for name in names}
+            extra = node.get("additionalProperties")
+            if not props and isinstance(extra, dict):
+                out = {"python": self.make(extra, full)} if full else {}
+            return out
+        if kind == "array":
+            return [self.make(node["items"], full)] if full else []
+        return {"string": "text", "integer": 1, "number": 1.5, "boolean": True}[kind]
+
+
+def hits(maker: Maker) -> list[dict[str, Any]]:
+    hit_def = {"$ref": "#/$defs/SearchHit"}
+    out = []
+    for type_, changes in HIT_TYPES.items():
+        for full in (True, False):
+            hit = maker.make(hit_def, full)
+            hit.update(copy.deepcopy(changes))
+            drop = NOT_FOR.get(type_, FILE_ONLY)
+            for name in drop:
+                hit.pop(name, None)
+            if not full:  # required fields only: the type's own blocks stay (the schema requires them)
+                for name in ("explain", "tags"):
+                    hit.pop(name, None)
+                if type_ != "git_commit":
+                    hit["range"] = hit["snippetRange"] = maker.make({"$ref": "#/$defs/Range"}, True)
+            out.append({"name": f"{type_}, {'every field' if full else 'required fields only'}", "hit": hit})
+    return out
+
+
+def samples() -> dict[str, Any]:
+    maker = Maker(load_schema())
+    all_hits = hits(maker)
+    full = maker.make({"$ref": "#/$defs/SearchResult"}, True)
+    full["hits"] = [h["hit"] for h in all_hits]
+    full["totalHits"] = len(all_hits)
+    full["groups"] = [{"value": "src/retry.py", "count": 2, "hits": [0, 1]}]
+    empty = maker.make({"$ref": "#/$defs/SearchResult"}, False)
+    empty["message"] = "semantic search is not ready yet: no chunk is embedded"
+    status_full = maker.make({"$ref": "#/$defs/Status"}, True)
+    status_full["folders"] = [maker.make({"$ref": "#/$defs/FolderStatus"}, True)]
+    return {
+        "note": "Made by editors/protocol_samples.py from server/sylk/lsp/protocol.schema.json; do not edit.",
+        "hits": all_hits,
+        "results": [{"name": "every field", "result": full}, {"name": "required fields only", "result": empty}],
+        "statuses": [{"name": "every field", "status": status_full},
+                     {"name": "required fields only", "status": maker.make({"$ref": "#/$defs/Status"}, False)}],
+    }
+
+
+def render() -> str:
+    return json.dumps(samples(), indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    text = render()
+    if "--check" in argv:
+        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
+            print(f"{OUT} is not current: run python editors/protocol_samples.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
