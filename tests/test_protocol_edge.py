@@ -95,3 +95,22 @@ def test_exit_without_shutdown_ends_the_process_with_1(raw_lsp: Any, tiny: Path)
     server = raw_lsp()
     server.initialize(tiny, OPTIONS)
     assert server.close() == 1
+
+
+def test_searches_sent_while_the_index_is_cleared_all_get_answers(raw_lsp: Any, tiny: Path):
+    """sylk.clearIndex closes the index under searches in flight: each one is answered
+    (hits, or 'being rebuilt'), never an internal error."""
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    symbols(server, "hello")
+    search = {"query": "hello world", "mode": "lexical"}
+    server.frame({"jsonrpc": "2.0", "id": "clear", "method": "workspace/executeCommand",
+                  "params": {"command": "sylk.clearIndex"}})
+    ids = [f"s{i}" for i in range(60)]
+    for i in ids:
+        server.frame({"jsonrpc": "2.0", "id": i, "method": "sylk/search", "params": search})
+    assert "error" not in server.answer("clear")
+    answers = [server.answer(i) for i in ids]
+    assert [a for a in answers if "error" in a] == []
+    assert all(isinstance(a["result"]["hits"], list) for a in answers)
+    assert symbols(server, "hello")[0]["name"] == "hello_world"  # and the new index serves

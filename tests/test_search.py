@@ -435,3 +435,26 @@ def test_hybrid_total_is_what_the_pages_hold(ws: Workspace, fusion: str):
             break
         seen.extend(h.id for h in page.hits)
     assert len(seen) == len(set(seen)) == first.total_hits
+
+
+def test_close_waits_for_a_search_in_flight_then_refuses_new_ones(tmp_path: Path):
+    import threading
+
+    from sylk.errors import IndexClosed
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("def retry_payment():\n    return 1\n")
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx")))
+    ws.index()
+    closer = threading.Thread(target=ws.close)
+    with ws.in_use():  # a request in flight
+        closer.start()
+        closer.join(0.5)
+        assert closer.is_alive()  # close() waits for it
+        assert ws.manifest.counts()["files"] == 1  # and the stores are still open for it
+    closer.join()
+    with pytest.raises(IndexClosed, match="was closed"):
+        ws.search(SearchRequest("retry", "lexical"))
+    with pytest.raises(IndexClosed):
+        ws.search_symbols("retry")

@@ -7,6 +7,11 @@ class IndexError_(RuntimeError):
     """A problem with the index folder, worded for the user."""
 
 
+class IndexClosed(IndexError_):
+    """The index was closed while a request was on its way (cleared, rebuilt, shut down):
+    ask again once it is open."""
+
+
 class FieldError(ValueError):
     """A malformed request; ``field`` names the offending parameter (as the user wrote it)."""
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import Settings, index_dir_for
 from ..embed.embedder import Embedder
-from ..errors import IndexError_
+from ..errors import IndexClosed, IndexError_
 from ..model import doc_id, is_virtual
 from ..search.hybrid import HybridSearch
 from ..search.query import SearchRequest
@@ -41,6 +42,8 @@ from .status import IndexStatus, LanguageCount, SkippedFile
 from .symbol_index import SymbolIndex
 
 INDEX_SIZE_TTL_S = 5.0
+# how long close() waits for the searches in flight before it closes the stores anyway
+CLOSE_WAIT_S = 30.0
 
 
 class Workspace:
@@ -66,6 +69,10 @@ class Workspace:
             self.symbols.table  # noqa: B018 - loads it now
         # a reader: what was opened is current; follow_writer() reloads after the writer's runs
         self._reader_stamp = None if self.writable else self.manifest.get_meta("last_indexed")
+        # searches in flight: close() waits for them, and refuses new ones (IndexClosed)
+        self._use = threading.Condition()
+        self._users = 0
+        self._closed = False
 
     # settings, and the stores as the rest of the engine and the front ends read them
     @property
@@ -196,7 +203,26 @@ class Workspace:
         """Embed every chunk not embedded yet (see EmbedQueue.embed_pending)."""
         return self.semantic.embed_pending(progress, cancel, first_paths, batch, save_every_s)
 
+    @contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Hold the index open for one request; IndexClosed once close() has begun."""
+        with self._use:
+            if self._closed:
+                raise IndexClosed(f"the index of {self.root} was closed (cleared or rebuilt); ask again")
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._use:
+                self._users -= 1
+                self._use.notify_all()
+
     def close(self) -> None:
+        """Refuse new requests, wait (at most CLOSE_WAIT_S) for those in flight, then close
+        the stores."""
+        with self._use:
+            self._closed = True
+            self._use.wait_for(lambda: self._users == 0, timeout=CLOSE_WAIT_S)
         with self.semantic.lock:
             if self.writable and self.stores.chunks_left_unloaded:
                 integrity.prune_vectors(self.stores)  # chunks left while the vectors were not loaded
@@ -209,7 +235,8 @@ class Workspace:
         return self.symbols.ready
 
     def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
-        return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit)
+        with self.in_use():
+            return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit)
 
     def index_state(self) -> IndexState:
         """The ``index`` block of a search result: how complete each side is."""
@@ -225,12 +252,13 @@ class Workspace:
     def search(self, req: SearchRequest) -> SearchResult:
         if req.mode != "lexical" and not self.semantic.tried:
             self.load_semantic()
-        state = self.index_state()
-        note = self.semantic_message
-        if note is None and state.embedded == 0:
-            note = "semantic search is not ready yet: no chunk is embedded"
-        return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
-                            semantic_note=note).search(req, state)
+        with self.in_use():
+            state = self.index_state()
+            note = self.semantic_message
+            if note is None and state.embedded == 0:
+                note = "semantic search is not ready yet: no chunk is embedded"
+            return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
+                                semantic_note=note).search(req, state)
 
     def _index_bytes(self) -> int:
         """The index folder's size; walked at most every INDEX_SIZE_TTL_S (clients poll status)."""

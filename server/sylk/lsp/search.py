@@ -11,6 +11,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import wire as shared
 from ..engine import documents
+from ..errors import IndexClosed
 from ..search import agent
 from ..search.merge import MergedResult, merge_results
 from ..search.query import QueryError, SearchRequest, request_from_params
@@ -52,7 +53,7 @@ def related_files_of(engines: list[tuple[Folder, Workspace]], merged: MergedResu
     """The files the hits' files import, per folder."""
     out: list[dict[str, Any]] = []
     for i, (folder, engine) in enumerate(engines):
-        mine = [h for h, f in zip(merged.result.hits, merged.folders) if f == i]
+        mine = [h for h, f in zip(merged.result.hits, merged.folders, strict=True) if f == i]
         if not mine:
             continue
 
@@ -66,6 +67,18 @@ def related_files_of(engines: list[tuple[Folder, Workspace]], merged: MergedResu
     return out
 
 
+def _search_open(engine: Workspace, req: SearchRequest) -> SearchResult | None:
+    """The engine's answer; None when its index closed on the way (cleared, rebuilt)."""
+    try:
+        return engine.search(req)
+    except IndexClosed:
+        return None
+
+
+def _not_open(query: str, mode: str, message: str) -> dict[str, Any]:
+    return shared.result_json(SearchResult(query, mode, 0, 0, [], {}, IndexState(0, 0, 0, 0, False), message))
+
+
 def setup(server: SylkServer) -> None:
     async def run(ls: SylkServer, params: Any) -> dict[str, Any]:
         raw = convert.params_dict(params)
@@ -76,24 +89,26 @@ def setup(server: SylkServer) -> None:
             raise JsonRpcInvalidParams(str(exc)) from exc
         engines = ls.engines()
         if not engines:
-            return shared.result_json(SearchResult(raw.get("query", ""), req.mode, 0, 0, [], {},
-                                                   IndexState(0, 0, 0, 0, False), "the index is still opening"))
+            return _not_open(raw.get("query", ""), req.mode, "the index is still opening")
         loop = asyncio.get_running_loop()
         if req.follow_ups and not req.facets:  # refinements are read from the facets
             req = attrs.evolve(req, facets=True)
-        if len(engines) == 1:
-            result = await loop.run_in_executor(ls.thread_pool, engines[0][1].search, req)
-            merged = MergedResult(result, (0,) * len(result.hits))
+        # several folders: each one's first offset+limit hits, merged by score, then the page
+        each = req if len(engines) == 1 else attrs.evolve(req, offset=0, limit=req.offset + req.limit)
+        answers = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, _search_open, engine, each)
+                                         for _f, engine in engines))
+        engines = [e for e, r in zip(engines, answers, strict=True) if r is not None]
+        results = [r for r in answers if r is not None]
+        if not results:
+            return _not_open(raw.get("query", ""), req.mode, "the index is being rebuilt; ask again in a moment")
+        if len(results) == 1:
+            merged = MergedResult(results[0], (0,) * len(results[0].hits))
         else:
-            # several folders: each one's first offset+limit hits, merged by score, then the page
-            each = attrs.evolve(req, offset=0, limit=req.offset + req.limit)
-            results = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, engine.search, each)
-                                             for _f, engine in engines))
             merged = merge_results(results, req.offset, req.limit)
         result = merged.result
         docs = [_documents(e) for _f, e in engines]
         out = shared.result_json(result, [wire.hit_to_wire(engines[i][0].root, h, docs[i])
-                                          for h, i in zip(result.hits, merged.folders)])
+                                          for h, i in zip(result.hits, merged.folders, strict=True)])
         if req.related_files:
             out["relatedFiles"] = await loop.run_in_executor(ls.thread_pool, related_files_of, engines, merged)
         add_agent_fields(out, req, result, semantic_ready=any(e.semantic_ready for _f, e in engines))

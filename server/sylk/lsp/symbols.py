@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from ..errors import IndexClosed
 from ..ingest.symbols import extract_for_path
 from ..search.symbol_search import SymbolHit
 from . import convert
@@ -55,10 +56,13 @@ def setup(server: SylkServer) -> None:
         loop = asyncio.get_running_loop()
         ranked: list[tuple[int, int, Path, SymbolHit]] = []
         for folder, engine in engines:
-            if engine.symbols_ready:  # milliseconds: answer on the loop
-                hits = engine.search_symbols(params.query, limit)
-            else:  # the table is (re)building after changes: keep the loop free meanwhile
-                hits = await loop.run_in_executor(ls.thread_pool, engine.search_symbols, params.query, limit)
+            try:
+                if engine.symbols_ready:  # milliseconds: answer on the loop
+                    hits = engine.search_symbols(params.query, limit)
+                else:  # the table is (re)building after changes: keep the loop free meanwhile
+                    hits = await loop.run_in_executor(ls.thread_pool, engine.search_symbols, params.query, limit)
+            except IndexClosed:  # cleared or rebuilt on the way: nothing from it yet
+                continue
             ranked.extend((h.tier, i, folder.root, h) for i, h in enumerate(hits))
         if len(engines) > 1:  # several folders: the better tier first, then each folder's own order
             ranked.sort(key=lambda t: (t[0], t[1]))
