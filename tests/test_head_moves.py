@@ -120,7 +120,8 @@ def test_a_commit_in_a_linked_worktree_is_seen(repo: Path, tmp_path: Path):
     dirs = gitmeta.folders(tree)
     assert dirs and not any(d.startswith(str(tree.resolve())) for d in dirs)
     moved = threading.Event()
-    watcher = Watcher(tree, lambda rels: None, lambda rel, is_dir: False, on_git=moved.set, git_dirs=dirs).start()
+    watcher = Watcher(tree, lambda rels: None, lambda rel, is_dir: False, on_git=moved.set,
+                      git_dirs=lambda: dirs).start()
     try:
         assert watcher.ready.wait(HEAD_WAIT_S), "the watcher did not start"
         (tree / "notes.py").write_text("def side_note():\n    pass\n")

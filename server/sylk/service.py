@@ -243,7 +243,7 @@ class WorkspaceService:
                 or self.cancel.is_set():
             return
         self.watcher = Watcher(engine.root, self.changes.add, engine.scan_ignored, on_error=self._watch_failed,
-                               on_git=self.head_moved, git_dirs=gitmeta.folders(engine.root)).start()
+                               on_git=self.head_moved, git_dirs=lambda: gitmeta.folders(engine.root)).start()
 
     def _watch_failed(self, msg: str) -> None:
         self.reporter.message(f"{self.name}: {msg}; changes on disk are picked up at the next start or by "

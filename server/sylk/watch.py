@@ -71,15 +71,17 @@ class ChangeQueue:
 class Watcher:
     def __init__(self, root: Path, on_change: Callable[[list[str]], None],
                  ignored: Callable[[str, bool], bool], *, on_error: Callable[[str], None] | None = None,
-                 on_git: Callable[[], None] | None = None, git_dirs: Sequence[str] = (),
+                 on_git: Callable[[], None] | None = None, git_dirs: Callable[[], Sequence[str]] = tuple,
                  debounce_ms: int = 1000, step_ms: int = 100) -> None:
-        """``on_git``: called when HEAD, a ref or packed-refs changes in one of ``git_dirs``
-        (the repository's git folders; those outside ``root`` are watched too)."""
+        """``on_git``: called when HEAD, a ref or packed-refs changes in one of the folders
+        ``git_dirs()`` names (the repository's git folders, asked on the watcher's thread;
+        those outside ``root`` are watched too)."""
         self.root = Path(root).resolve()
         self._root_s = str(self.root)
         self.on_change = on_change
         self.on_git = on_git
-        self.git_dirs = tuple(dict.fromkeys(os.path.realpath(d) for d in git_dirs)) if on_git is not None else ()
+        self._find_git_dirs = git_dirs
+        self.git_dirs: tuple[str, ...] = ()  # once the watcher runs
         self.ignored = ignored
         self.on_error = on_error
         self.debounce_ms, self.step_ms = debounce_ms, step_ms
@@ -103,7 +105,7 @@ class Watcher:
 
     def relative(self, path: str) -> str | None:
         """The root-relative posix path of an event's path, or None when it is not ours to index."""
-        if not path.startswith(self._root_s):
+        if not path.startswith(self._root_s + os.sep):  # a git folder outside it, a sibling named alike
             return None
         rel = path[len(self._root_s):].lstrip(os.sep).replace(os.sep, "/")
         if not rel:
@@ -142,6 +144,8 @@ class Watcher:
         import watchfiles
 
         try:
+            if self.on_git is not None:
+                self.git_dirs = tuple(dict.fromkeys(os.path.realpath(d) for d in self._find_git_dirs()))
             gen = watchfiles.watch(*self._watched(), watch_filter=self._filter, debounce=self.debounce_ms,
                                    step=self.step_ms, stop_event=self._stop, rust_timeout=500,
                                    yield_on_timeout=True, raise_interrupt=False, ignore_permission_denied=True)
