@@ -435,3 +435,26 @@ def test_hybrid_total_is_what_the_pages_hold(ws: Workspace, fusion: str):
             break
         seen.extend(h.id for h in page.hits)
     assert len(seen) == len(set(seen)) == first.total_hits
+
+
+def test_hits_of_files_changed_since_they_were_indexed(ws: Workspace, workspace: Path):
+    """No reindex in between: a file touched with the same text keeps its hits; lines
+    added above a method move its hit and snippet with it; a deleted file's hits are stale."""
+    repo = workspace / "app/repository.py"
+    before = lexical(ws, "get_user_by_id")[0]
+    st = repo.stat()
+    os.utime(repo, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    touched = lexical(ws, "get_user_by_id")[0]
+    assert (touched.start_line, touched.end_line, touched.stale) == (before.start_line, before.end_line, False)
+
+    repo.write_text("# moved down\n# by three lines\n\n" + repo.read_text())
+    moved = lexical(ws, "get_user_by_id")[0]
+    assert (moved.symbol, moved.start_line, moved.end_line) == ("get_user_by_id", before.start_line + 3,
+                                                                 before.end_line + 3)
+    assert not moved.stale and moved.snippet == before.snippet and moved.snippet_line == before.snippet_line + 3
+    lines = repo.read_text().splitlines()
+    assert moved.snippet.split("\n")[0] == lines[moved.snippet_line]
+
+    (workspace / "app/http.py").unlink()
+    gone = lexical(ws, "HttpRetryPolicy")
+    assert gone and all(h.path == "app/http.py" and h.stale and h.snippet == "" for h in gone)
