@@ -454,6 +454,8 @@ def test_hits_of_files_changed_since_they_were_indexed(ws: Workspace, workspace:
     assert not moved.stale and moved.snippet == before.snippet and moved.snippet_line == before.snippet_line + 3
     lines = repo.read_text().splitlines()
     assert moved.snippet.split("\n")[0] == lines[moved.snippet_line]
+    repo.write_text("# and two more\n\n" + repo.read_text())  # a file found again is followed again
+    assert lexical(ws, "get_user_by_id")[0].start_line == before.start_line + 5
 
     (workspace / "app/http.py").unlink()
     gone = lexical(ws, "HttpRetryPolicy")

@@ -8,12 +8,15 @@ and chunked again (the indexer's own parse, in this thread); each hit's chunk is
 the chunk of the same kind, name and container nearest its old first line (the same
 text when there is one), or for a chunk without a name (file header, top-level code,
 window) the chunk with the same text. When none fits, or the file is gone, the hit is
-stale: the caller says so rather than guess.
+stale: the caller says so rather than guess. The chunks of a changed file are kept
+for the next searches while its (size, mtime) hold (a server with ``watch`` off).
 """
 
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -66,13 +69,42 @@ class Relocator:
                 continue
             if known is None or (st.st_size, st.st_mtime_ns) == (known.size, known.mtime_ns):
                 continue
-            parsed = parse_file(str(self.root), scan.FileEntry(path, st.st_size, st.st_mtime_ns), known.hash,
-                                self.max_size, self.languages)
-            if parsed.unchanged:  # touched, same bytes
+            rows = self._chunks_now(scan.FileEntry(path, st.st_size, st.st_mtime_ns), known.hash)
+            if rows is None:  # touched, same bytes
                 continue
-            rows = () if parsed.skip else parsed.chunks
             out.update((c.id, _find(c, rows)) for c in chunks)
         return out
+
+    def _chunks_now(self, entry: scan.FileEntry, indexed_hash: str) -> tuple[ChunkRow, ...] | None:
+        """The chunks of a file as it is on disk (none when it cannot be read as text now);
+        None when its bytes are still the indexed ones."""
+        key = _Key(str(self.root), entry, indexed_hash, self.max_size, self.languages)
+        with _PARSED_LOCK:
+            if key in _PARSED:
+                _PARSED.move_to_end(key)
+                return _PARSED[key]
+        parsed = parse_file(str(self.root), entry, indexed_hash, self.max_size, self.languages)
+        rows = None if parsed.unchanged else () if parsed.skip else parsed.chunks
+        with _PARSED_LOCK:
+            _PARSED[key] = rows
+            while len(_PARSED) > _PARSED_MAX:
+                _PARSED.popitem(last=False)
+        return rows
+
+
+@attrs.frozen
+class _Key:
+    root: str
+    entry: scan.FileEntry  # path, size and mtime now
+    indexed_hash: str
+    max_size: int
+    languages: frozenset[str]
+
+
+# a file as it is now -> its chunks (None: the same bytes as indexed)
+_PARSED: OrderedDict[_Key, tuple[ChunkRow, ...] | None] = OrderedDict()
+_PARSED_MAX = 64
+_PARSED_LOCK = threading.Lock()
 
 
 def _stale(rec: ChunkRecord) -> Located:
