@@ -165,3 +165,49 @@ def test_search_rejects_unknown_filter_values_listing_the_allowed_ones(workspace
     ok = sylk("search", "retry", str(workspace), "--mode", "lexical", "--lang", "python", "--kind", "method",
               "--type", "source_code")
     assert ok.returncode == 0 and "app/http.py" in ok.stdout
+
+
+BILLING = '''import math
+
+
+def settle_invoice_ledger(total):
+    """Round an invoice total down to whole cents."""
+    return math.floor(total * 100) / 100
+
+
+def refund_card_payment(amount):
+    return -amount
+'''
+
+
+def test_search_without_refresh_shows_where_a_hit_is_now_or_that_it_is_stale(tmp_path: Path):
+    """Lines inserted above a function after indexing: the hit shows the function's new
+    line and text; a function renamed since cannot be found, and the hit says so."""
+    root = tmp_path / "shop"
+    root.mkdir()
+    billing = root / "billing.py"
+    billing.write_text(BILLING)
+    assert sylk("index", "--no-embed", str(root)).returncode == 0
+    billing.write_text(BILLING.replace("import math\n", "import math\n" + "".join(
+        f"RATE_{i} = {i}\n" for i in range(5)), 1).replace("refund_card_payment", "reverse_card_payment"))
+    lines = billing.read_text().splitlines()
+    want = lines.index("def settle_invoice_ledger(total):") + 1  # 1-based, 5 below where it was indexed
+
+    r = sylk("search", "settle_invoice_ledger", str(root), "--no-refresh", "--mode", "lexical")
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert f"billing.py:{want} " in first and "stale" not in first
+    assert f"{want:>5}  def settle_invoice_ledger(total):" in r.stdout
+
+    r = sylk("search", "settle_invoice_ledger", str(root), "--no-refresh", "--mode", "lexical", "--format", "json")
+    hit = json.loads(r.stdout)["hits"][0]
+    assert (hit["symbol"], hit["startLine"], hit["endLine"]) == ("settle_invoice_ledger", want, want + 2)
+    assert hit["snippet"].startswith("def settle_invoice_ledger(total):") and "stale" not in hit
+
+    r = sylk("search", "refund_card_payment", str(root), "--no-refresh", "--mode", "lexical")
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if "refund_card_payment" in x)
+    assert "[stale: the file changed since it was indexed" in line
+    r = sylk("search", "refund_card_payment", str(root), "--no-refresh", "--mode", "lexical", "--format", "json")
+    hit = next(h for h in json.loads(r.stdout)["hits"] if h["symbol"] == "refund_card_payment")
+    assert hit["stale"] is True and hit["snippet"] == ""

@@ -458,3 +458,28 @@ def test_close_waits_for_a_search_in_flight_then_refuses_new_ones(tmp_path: Path
         ws.search(SearchRequest("retry", "lexical"))
     with pytest.raises(IndexClosed):
         ws.search_symbols("retry")
+
+
+def test_hits_of_files_changed_since_they_were_indexed(ws: Workspace, workspace: Path):
+    """No reindex in between: a file touched with the same text keeps its hits; lines
+    added above a method move its hit and snippet with it; a deleted file's hits are stale."""
+    repo = workspace / "app/repository.py"
+    before = lexical(ws, "get_user_by_id")[0]
+    st = repo.stat()
+    os.utime(repo, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    touched = lexical(ws, "get_user_by_id")[0]
+    assert (touched.start_line, touched.end_line, touched.stale) == (before.start_line, before.end_line, False)
+
+    repo.write_text("# moved down\n# by three lines\n\n" + repo.read_text())
+    moved = lexical(ws, "get_user_by_id")[0]
+    assert (moved.symbol, moved.start_line, moved.end_line) == ("get_user_by_id", before.start_line + 3,
+                                                                 before.end_line + 3)
+    assert not moved.stale and moved.snippet == before.snippet and moved.snippet_line == before.snippet_line + 3
+    lines = repo.read_text().splitlines()
+    assert moved.snippet.split("\n")[0] == lines[moved.snippet_line]
+    repo.write_text("# and two more\n\n" + repo.read_text())  # a file found again is followed again
+    assert lexical(ws, "get_user_by_id")[0].start_line == before.start_line + 5
+
+    (workspace / "app/http.py").unlink()
+    gone = lexical(ws, "HttpRetryPolicy")
+    assert gone and all(h.path == "app/http.py" and h.stale and h.snippet == "" for h in gone)

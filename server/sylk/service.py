@@ -4,8 +4,11 @@ or, when another process writes the index, that writer.
 
 ``WorkspaceService`` decides the threads, once: index runs (the open, full runs, disk
 changes) run one at a time on the indexing thread of its ``Jobs``; git metadata and
-embedding on the embedding thread, so a long embedding pass never holds up a save; a
-read-only index is followed on a thread of its own. The steps (``open_workspace``,
+embedding on the embedding thread, so a long embedding pass never holds up a save,
+except the git metadata refresh after HEAD moved (a commit, checkout, rebase), which
+runs on the indexing thread after the disk changes queued before it, so a commit is
+searchable within a second even while embedding runs; a read-only index is followed on
+a thread of its own. The steps (``open_workspace``,
 ``index_files``, ``update_git``, ``embed``) are plain functions, which ``sylk index``
 runs in order. The service speaks to the user only through a ``Reporter``.
 """
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config
+from .engine import gitmeta
 from .engine.indexer import IndexReport, Progress
 from .engine.workspace import Workspace, clear_index, semantic_state
 from .errors import IndexError_
@@ -80,6 +84,8 @@ class WorkspaceService:
         self.changes = ChangeQueue(lambda: self.jobs.submit("indexing changes on disk", self._apply_changes))
         self._embed_scheduled = False
         self._announce_embed = False
+        self._git_scheduled = False  # a refresh after HEAD moved is queued and has not started
+        self._git_lock = threading.Lock()  # one git metadata update at a time (two threads run them)
         self._follower: threading.Thread | None = None
 
     @property
@@ -236,8 +242,8 @@ class WorkspaceService:
         if self.watcher is not None or engine is None or not engine.writable or not self.settings.watch \
                 or self.cancel.is_set():
             return
-        self.watcher = Watcher(engine.root, self.changes.add, engine.scan_ignored,
-                               on_error=self._watch_failed).start()
+        self.watcher = Watcher(engine.root, self.changes.add, engine.scan_ignored, on_error=self._watch_failed,
+                               on_git=self.head_moved, git_dirs=lambda: gitmeta.folders(engine.root)).start()
 
     def _watch_failed(self, msg: str) -> None:
         self.reporter.message(f"{self.name}: {msg}; changes on disk are picked up at the next start or by "
@@ -278,6 +284,31 @@ class WorkspaceService:
         self.embed_soon()
 
     # git metadata and embedding -----------------------------------------------------
+    def head_moved(self) -> None:
+        """HEAD, a ref or packed-refs changed (a commit, checkout, pull, rebase): refresh the
+        git metadata and commit messages on the indexing thread, after the disk changes
+        queued before it, and nothing else (the files a checkout changed arrive as disk
+        changes). One refresh is queued at most: a burst of moves joins it."""
+        with self._lock:
+            if self._git_scheduled or self.cancel.is_set():
+                return
+            self._git_scheduled = True
+        if self.jobs.submit("refreshing git metadata", self._refresh_git) is None:
+            with self._lock:
+                self._git_scheduled = False
+
+    def _refresh_git(self) -> None:
+        if self.changes.pending and not self.cancel.is_set():  # a checkout's files first: they get metadata too
+            if self.jobs.submit("refreshing git metadata", self._refresh_git) is not None:
+                return
+        with self._lock:
+            self._git_scheduled = False
+        engine = self.engine
+        if engine is None or not engine.writable or self.cancel.is_set():
+            return
+        with self._git_lock:
+            update_git(engine)
+
     def embed_soon(self, paths: Sequence[str] = (), *, announce: bool = False) -> None:
         """Refresh git metadata and embed what is pending, ``paths`` next (joining a running
         pass); one pass queued at most. ``announce``: with a progress report."""
@@ -299,7 +330,8 @@ class WorkspaceService:
         engine = self.engine
         if engine is None or self.cancel.is_set():
             return
-        update_git(engine)
+        with self._git_lock:
+            update_git(engine)
         self.embed_progress = Tally(0, 0)
         try:
             run = embed(engine, self.reporter, cancel=cancel, first_paths=self.first_paths(), announce=announce,

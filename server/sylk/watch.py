@@ -6,6 +6,11 @@ since the first), so a single save arrives within about 0.1 s and a branch switc
 of thousands of files as a few large batches; a ``ChangeQueue`` coalesces batches
 that arrive while the previous one is still being indexed. Paths the workspace ignores are
 dropped here, except ignore files themselves (their change re-decides everything).
+
+Inside the git folder only HEAD, the refs and packed-refs matter: they move when a
+commit, checkout, pull or rebase moves HEAD, which the watcher reports as one
+``on_git`` call per batch (after the batch's file changes, so a checkout's files are
+queued first). A rebase moving HEAD many times arrives as a few batches.
 """
 
 from __future__ import annotations
@@ -13,13 +18,23 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES
 
 log = logging.getLogger("sylk.watch")
 
+# the files of a git folder that say where HEAD is; their ``.lock`` twins are git's own
+GIT_REF_FILES = ("HEAD", "packed-refs")
+GIT_REFS = "refs"
+
+
+def is_ref_path(rel: str) -> bool:
+    """Whether ``rel`` (relative to a git folder, posix) is HEAD, packed-refs or a ref."""
+    if rel.endswith(".lock"):
+        return False
+    return rel in GIT_REF_FILES or rel.startswith(GIT_REFS + "/")
 
 
 class ChangeQueue:
@@ -56,10 +71,17 @@ class ChangeQueue:
 class Watcher:
     def __init__(self, root: Path, on_change: Callable[[list[str]], None],
                  ignored: Callable[[str, bool], bool], *, on_error: Callable[[str], None] | None = None,
+                 on_git: Callable[[], None] | None = None, git_dirs: Callable[[], Sequence[str]] = tuple,
                  debounce_ms: int = 1000, step_ms: int = 100) -> None:
+        """``on_git``: called when HEAD, a ref or packed-refs changes in one of the folders
+        ``git_dirs()`` names (the repository's git folders, asked on the watcher's thread;
+        those outside ``root`` are watched too)."""
         self.root = Path(root).resolve()
         self._root_s = str(self.root)
         self.on_change = on_change
+        self.on_git = on_git
+        self._find_git_dirs = git_dirs
+        self.git_dirs: tuple[str, ...] = ()  # once the watcher runs
         self.ignored = ignored
         self.on_error = on_error
         self.debounce_ms, self.step_ms = debounce_ms, step_ms
@@ -83,7 +105,7 @@ class Watcher:
 
     def relative(self, path: str) -> str | None:
         """The root-relative posix path of an event's path, or None when it is not ours to index."""
-        if not path.startswith(self._root_s):
+        if not path.startswith(self._root_s + os.sep):  # a git folder outside it, a sibling named alike
             return None
         rel = path[len(self._root_s):].lstrip(os.sep).replace(os.sep, "/")
         if not rel:
@@ -99,14 +121,32 @@ class Watcher:
             log.debug("ignore check failed for %s", rel, exc_info=True)
         return rel
 
+    def moves_head(self, path: str) -> bool:
+        """Whether an event's path is HEAD, a ref or packed-refs of the repository."""
+        for d in self.git_dirs:
+            if path.startswith(d + os.sep) and is_ref_path(path[len(d) + 1:].replace(os.sep, "/")):
+                return True
+        return False
+
     def _filter(self, _change: object, path: str) -> bool:
-        return self.relative(path) is not None
+        return self.relative(path) is not None or self.moves_head(path)
+
+    def _watched(self) -> list[str]:
+        """The root, and the git folders that are not inside it (a linked worktree's, a
+        workspace below the repository's top)."""
+        watched = [self._root_s]
+        for d in sorted(self.git_dirs, key=len):  # a worktree's own folder is often inside the common one
+            if os.path.isdir(d) and not any((d + os.sep).startswith(w + os.sep) for w in watched):
+                watched.append(d)
+        return watched
 
     def _run(self) -> None:
         import watchfiles
 
         try:
-            gen = watchfiles.watch(self.root, watch_filter=self._filter, debounce=self.debounce_ms,
+            if self.on_git is not None:
+                self.git_dirs = tuple(dict.fromkeys(os.path.realpath(d) for d in self._find_git_dirs()))
+            gen = watchfiles.watch(*self._watched(), watch_filter=self._filter, debounce=self.debounce_ms,
                                    step=self.step_ms, stop_event=self._stop, rust_timeout=500,
                                    yield_on_timeout=True, raise_interrupt=False, ignore_permission_denied=True)
             for changes in gen:
@@ -118,6 +158,8 @@ class Watcher:
                 rels = sorted({r for _c, p in changes if (r := self.relative(p)) is not None})
                 if rels:
                     self.on_change(rels)
+                if self.on_git is not None and any(self.moves_head(p) for _c, p in changes):
+                    self.on_git()
         except Exception as exc:  # e.g. the inotify watch limit
             self.error = f"file watching stopped: {exc}"
             log.warning(self.error)

@@ -70,7 +70,9 @@ def explain_json(h: Hit) -> dict[str, Any]:
 
 def hit_json(h: Hit) -> dict[str, Any]:
     """A hit for people and agents (``sylk search --format json``, the MCP ``search_code``
-    tool): 1-based lines (the LSP form, with ranges, is lsp/wire.py's)."""
+    tool): 1-based lines (the LSP form, with ranges, is lsp/wire.py's). ``stale: true``
+    only on a hit whose file changed since it was indexed and whose chunk was not found
+    in it again (its lines may be wrong, and it has no snippet)."""
     return {
         "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
         "containerName": h.container, "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
@@ -81,6 +83,7 @@ def hit_json(h: Hit) -> dict[str, Any]:
         **({"tags": list(h.tags)} if h.tags else {}),
         **({"files": list(h.files)} if h.type == "git_commit" else {}),
         **({"explain": explain_json(h)} if h.explained else {}),
+        **({"stale": True} if h.stale else {}),
     }
 
 

@@ -62,6 +62,8 @@ export interface SearchHit {
   snippet: string;
   snippetRange: Range;
   highlights: Range[];
+  /** The file changed since it was indexed and the chunk is not in it any more: the range is the indexed one. */
+  stale?: boolean;
 }
 
 export interface FacetValue {

@@ -21,7 +21,7 @@ from ..errors import IndexError_
 from ..model import is_virtual
 from .args import workspace_root
 from .errors import CliError
-from .render import explain_line, explanation_line, human_size, print_verification, verification_json
+from .render import STALE_MARK, explain_line, explanation_line, human_size, print_verification, verification_json
 
 KIND_WIDTH = 11
 
@@ -205,10 +205,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         ranks = " ".join(f"{k}#{v}" for k, v in (("lex", h.lexical_rank), ("sem", h.semantic_rank)) if v)
         if color:
             loc, title = f"\x1b[36m{loc}\x1b[0m", f"\x1b[1m{title}\x1b[0m"
-        print(f"{n:>3}. {loc}  {title}  ({h.kind}{', ' + ranks if ranks else ''})")
+        print(f"{n:>3}. {loc}  {title}  ({h.kind}{', ' + ranks if ranks else ''}){STALE_MARK if h.stale else ''}")
         if h.explained:
             print("     " + explain_line(h))
-        for i, line in enumerate(h.snippet.split("\n"), h.snippet_line):
+        for i, line in enumerate(h.snippet.split("\n") if h.snippet else (), h.snippet_line):
             if color:
                 line = _highlight(line, [(a, b) for (ln, a, b) in h.highlights if ln == i])
             print(f"     {i + 1:>5}  {line}")

@@ -71,6 +71,10 @@ def print_verification(check: Verification) -> None:
         print("  (another Sylk process is writing this index: some drift may be work in progress)")
 
 
+# after a hit whose file changed since it was indexed and whose chunk is not in it any more
+STALE_MARK = "  [stale: the file changed since it was indexed; 'sylk index' updates it]"
+
+
 def explain_line(h: Hit) -> str:
     """``sylk search --explain``: what each side said of a hit."""
     lex = f"lexical #{h.lexical_rank} bm25 {h.lexical_score:.2f}" if h.lexical_score is not None else "lexical -"

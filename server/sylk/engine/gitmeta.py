@@ -8,6 +8,7 @@ every git filter and facet is simply absent.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..ingest import gitsync
@@ -18,6 +19,13 @@ if TYPE_CHECKING:
 
 META_HEAD = "git_meta_head"
 COMMITS_HEAD = "git_commits_head"
+
+
+def folders(root: Path) -> tuple[str, ...]:
+    """The git folders whose HEAD, refs and packed-refs say where HEAD is (a watcher
+    follows them); none outside a repository or without git."""
+    dirs = gitsync.git_dirs(root)
+    return () if dirs is None else tuple(dict.fromkeys((dirs.own, dirs.common)))
 
 
 def update(ws: Workspace) -> int:

@@ -26,6 +26,7 @@ from ..errors import IndexClosed, IndexError_
 from ..model import doc_id, is_virtual
 from ..search.hybrid import HybridSearch
 from ..search.query import SearchRequest
+from ..search.relocate import Relocator
 from ..search.results import IndexState, SearchResult
 from ..search.symbol_search import SymbolHit, SymbolTable
 from ..store import integrity
@@ -257,8 +258,9 @@ class Workspace:
             note = self.semantic_message
             if note is None and state.embedded == 0:
                 note = "semantic search is not ready yet: no chunk is embedded"
+            relocator = Relocator(self.root, self.manifest, self.settings.max_file_size, self.settings.languages)
             return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
-                                semantic_note=note).search(req, state)
+                                semantic_note=note, relocator=relocator).search(req, state)
 
     def _index_bytes(self) -> int:
         """The index folder's size; walked at most every INDEX_SIZE_TTL_S (clients poll status)."""

@@ -84,6 +84,26 @@ def state(root: Path) -> GitState | None:
     return GitState(head, prefix, tuple(dirty), opaque)
 
 
+@attrs.frozen
+class GitDirs:
+    """Where a work tree's git state lives: ``own`` holds its HEAD (a linked worktree's
+    own folder), ``common`` the refs and packed-refs (the same folder outside worktrees)."""
+    own: str
+    common: str
+
+
+def git_dirs(root: Path) -> GitDirs | None:
+    """The git folders of the repository holding ``root``; None outside one (or without git)."""
+    out = _git(root, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+    if out is None:
+        return None
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) < 2 or not lines[0] or not lines[1]:
+        return None
+    own = lines[0]
+    return GitDirs(own, os.path.normpath(os.path.join(root, lines[1])))
+
+
 def changed_between(root: Path, old: str, new: str, prefix: str) -> list[str] | None:
     """Workspace-relative paths that differ between two commits; None if git cannot tell
     (e.g. the old commit was garbage-collected)."""

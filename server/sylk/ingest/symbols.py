@@ -31,9 +31,9 @@ inside a class-like definition becomes a method.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
+import threading
 from collections.abc import Sequence
 
 import attrs
@@ -69,14 +69,24 @@ class Symbol:
         return f"{self.container}.{self.name}" if self.container else self.name
 
 
-@functools.cache
+# A Parser and a QueryCursor keep state between calls: one of each per thread and
+# language (the indexing thread, a search finding hits in changed files, the editor's
+# unsaved buffers may parse at the same time). Grammars and queries are shared.
+_per_thread = threading.local()
+
+
 def _parser(language: str) -> Parser:
-    return Parser(grammars.grammar(language))
+    parsers = _per_thread.__dict__.setdefault("parsers", {})
+    if language not in parsers:
+        parsers[language] = Parser(grammars.grammar(language))
+    return parsers[language]
 
 
-@functools.cache
 def _cursor(language: str) -> QueryCursor:
-    return QueryCursor(grammars.tags_query(language))
+    cursors = _per_thread.__dict__.setdefault("cursors", {})
+    if language not in cursors:
+        cursors[language] = QueryCursor(grammars.tags_query(language))
+    return cursors[language]
 
 
 def extract_for_path(path: str, source: bytes) -> list[Symbol]:

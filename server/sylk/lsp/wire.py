@@ -48,6 +48,7 @@ def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dic
         "snippetRange": _range(h.snippet_line, h.snippet_line + h.snippet.count("\n") + 1),
         "highlights": [{"start": {"line": ln, "character": a}, "end": {"line": ln, "character": b}}
                        for ln, a, b in h.highlights],
+        "stale": h.stale,
     }
     if h.explained:
         out["explain"] = shared.explain_json(h)
@@ -63,7 +64,8 @@ def _commit_to_wire(root: Path, h: Hit) -> dict[str, Any]:
             "range": None, "language": None, "type": "git_commit", "kind": "commit", "symbol": h.symbol[:12],
             "containerName": h.container, "roles": [], "author": h.author, "modified": h.modified,
             "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": None, "snippet": h.snippet,
-            "snippetRange": None, "highlights": [], "commit": {"sha": h.symbol, "files": list(h.files)}}
+            "snippetRange": None, "highlights": [], "stale": False,
+            "commit": {"sha": h.symbol, "files": list(h.files)}}
 
 
 def group_to_wire(g: Group) -> dict[str, Any]:

@@ -88,7 +88,10 @@ query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry
 
 Pagination: "totalHits" counts the matches found, "nextOffset" is the offset of the \
 next page (null when there is none). "semantic" says how complete the semantic side is: \
-while embedding runs, semantic and hybrid results cover only the embedded part."""
+while embedding runs, semantic and hybrid results cover only the embedded part. Lines \
+are where the code is now, even in a file changed since it was indexed; a hit with \
+"stale": true could not be found in its changed file (its lines are the old ones, its \
+snippet empty): reindex and search again."""
 
 SEARCH_SYMBOL_DOC = """\
 Find symbol definitions (classes, functions, methods, types, constants, markdown headings) \

@@ -31,6 +31,7 @@ from ..text.positions import utf16_len
 from ..text.query_terms import IDENTIFIER, QueryTerms, analyze
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .query import Filters, SearchRequest
+from .relocate import Relocator
 from .results import Explanation, Hit, IndexState, SearchResult
 from .roles import roles_of
 
@@ -66,13 +67,15 @@ class Vectors(Protocol):
 class HybridSearch:
     def __init__(self, root: Path, lexical: LexicalIndex, manifest: Manifest,
                  vectors: Vectors | None = None, embedder: Embeds | None = None,
-                 semantic_note: str | None = None) -> None:
+                 semantic_note: str | None = None, relocator: Relocator | None = None) -> None:
+        """``relocator``: finds the page's hits again in files changed since they were indexed."""
         self.root = root
         self.lexical = lexical
         self.manifest = manifest
         self.vectors = vectors
         self.embedder = embedder
         self.semantic_note = semantic_note  # why semantic search is unavailable, if it is
+        self.relocator = relocator
 
     def search(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
         """Chunks, and commit messages when the ``git_commit`` type is asked for."""
@@ -148,15 +151,23 @@ class HybridSearch:
         pattern = _words_regex(_query_words(" ".join((req.query, *req.extra_terms))))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
+        # a file changed since it was indexed: its hits where their chunks are now, or stale
+        moved = self.relocator.locate([records[f.id] for f in page]) if self.relocator is not None else {}
         for f in page:
             rec = records[f.id]
-            snippet, first, marks = self._snippet(rec, pattern, req.context_lines, texts)
+            where = moved.get(f.id)
+            if where is not None:
+                rec = rec._replace(start_line=where.start_line, end_line=where.end_line)
+            if where is not None and where.stale:  # the file's text now is not what matched
+                snippet, first, marks = "", rec.start_line, ()
+            else:
+                snippet, first, marks = self._snippet(rec, pattern, req.context_lines, texts)
             meta = all_git.get(rec.path)
             out.append(Hit(f.id, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
                            rec.start_line, rec.end_line, round(f.score, 6), f.lexical_rank, f.semantic_rank,
                            snippet, first, marks, meta.author if meta else "", meta.time if meta else 0, (),
                            all_tags.get(rec.path, ()), req.explain, f.lexical_score if req.explain else None,
-                           f.semantic_score if req.explain else None))
+                           f.semantic_score if req.explain else None, stale=where is not None and where.stale))
         # every candidate of both sides
         candidates = list(dict.fromkeys([c.id for c in lexical] + [c.id for c in semantic]))
         facets = _facets([records[c] for c in candidates], all_git) if req.facets else {}

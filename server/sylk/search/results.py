@@ -36,6 +36,9 @@ class Hit:
     explained: bool = False
     lexical_score: float | None = None
     semantic_score: float | None = None
+    # the file changed since it was indexed and the chunk could not be found in it again:
+    # the lines are the indexed ones and may no longer hold it (no snippet then)
+    stale: bool = False
 
 
 @attrs.frozen

@@ -213,6 +213,19 @@ class Manifest(Annotations):
                 "SELECT path, hash, size, mtime_ns, lang, symbols, replaced FROM files").fetchall()
         return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
 
+    def file_records(self, paths: Iterable[str]) -> dict[str, FileRecord]:
+        """The rows of some files (those indexed among ``paths``): a page of hits, not the tree."""
+        paths = list(paths)
+        out: dict[str, FileRecord] = {}
+        with self._lock:
+            for i in range(0, len(paths), 500):
+                part = paths[i:i + 500]
+                rows = self._db.execute(
+                    "SELECT path, hash, size, mtime_ns, lang, symbols, replaced FROM files WHERE path IN "
+                    f"({','.join('?' * len(part))})", part).fetchall()
+                out.update((r[0], FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]))) for r in rows)
+        return out
+
     def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
               skipped: Iterable[tuple] = (),
               touches: Iterable[tuple[str, int, int]] = (),
