@@ -18,11 +18,23 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { IndexStatus, REINDEX_COMMAND, SEARCH_MODES, SEARCH_REQUEST, SearchMode, SearchResult, STATUS_REQUEST } from "./protocol";
+import {
+  DOCUMENT_TEXT_REQUEST,
+  DocumentText,
+  IndexStatus,
+  REINDEX_COMMAND,
+  SEARCH_MODES,
+  SEARCH_REQUEST,
+  SearchMode,
+  SearchResult,
+  STATUS_REQUEST,
+  SYLK_SCHEME,
+} from "./protocol";
 import { semanticSearch } from "./searchPicker";
 import { defaultEnvironment, resolveServerPath } from "./serverPath";
 import { JsonObject, SECTION, serverSettingKeys, toServerSettings, userValue } from "./settings";
 import { describeStatus, ProgressTracker, statusBarView } from "./statusModel";
+import { SylkDocuments } from "./sylkDocuments";
 
 const STATUS_REFRESH_MS = 30_000;
 
@@ -36,6 +48,14 @@ class Sylk implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly serverKeys: string[];
   private refreshTimer: NodeJS.Timeout | undefined;
+  // the text of sylk: URIs (virtual documents, commits), asked of the running server
+  private readonly documents = new SylkDocuments((params) => {
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      return Promise.reject(new Error(this.error ?? "the server is not running"));
+    }
+    return client.sendRequest<DocumentText>(DOCUMENT_TEXT_REQUEST, params);
+  });
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel("Sylk");
@@ -59,9 +79,29 @@ class Sylk implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidSaveTextDocument(() => this.scheduleRefresh(2000)),
+      vscode.workspace.registerTextDocumentContentProvider(SYLK_SCHEME, {
+        provideTextDocumentContent: (uri) => this.documents.text(uri.toString()),
+      }),
+      vscode.workspace.onDidOpenTextDocument((doc) => this.virtualOpened(doc)),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (doc.uri.scheme === SYLK_SCHEME) {
+          this.documents.forget(doc.uri.toString());
+        }
+      }),
     );
     this.render();
     this.statusItem.show();
+  }
+
+  /** A `sylk:` document takes the language the server gave it (a note is Markdown). */
+  private virtualOpened(doc: vscode.TextDocument): void {
+    if (doc.uri.scheme !== SYLK_SCHEME) {
+      return;
+    }
+    const language = this.documents.languageOf(doc.uri.toString());
+    if (language !== undefined && language !== doc.languageId) {
+      void vscode.languages.setTextDocumentLanguage(doc, language);
+    }
   }
 
   /** The settings the user set under `sylk`, nested for the server. */
