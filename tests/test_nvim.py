@@ -103,6 +103,17 @@ def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_ind
     should_retry = [e for e in entries if "HttpRetryPolicy.should_retry" in e["text"]]
     assert should_retry and should_retry[0]["lnum"] == 21 and should_retry[0]["text"].startswith("[method] ")
 
+    # a virtual document's hit opens as a read-only scratch buffer holding its text
+    assert report["indexed_document"] == "notes/retry"
+    assert report["virtual_entry"] is not None, "no sylk:// entry in the quickfix list"
+    virtual = report["virtual"]
+    assert virtual["name"] == "sylk://document/notes/retry"
+    assert virtual["lines"] == ["# Retry budget", "", "We retry five times at most.", "",
+                                "The retry budget is shared by every client."]
+    assert (virtual["buftype"], virtual["modifiable"], virtual["readonly"]) == ("nofile", False, True)
+    assert virtual["filetype"] == "markdown"
+    assert virtual["line"] == virtual["lnum"] and virtual["lines"][virtual["line"] - 1].strip()
+
     # workspace/symbol: the raw locations (0-based, UTF-16) ...
     symbols = report["symbols"]
     assert symbols[0]["name"] == "HttpRetryPolicy"

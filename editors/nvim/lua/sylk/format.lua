@@ -1,11 +1,16 @@
 -- Pure conversions: search hits to quickfix items, the index status to lines,
--- and the arguments of :SylkSearch. No LSP calls here.
+-- the arguments of :SylkSearch, and sylk/documentText's answer to buffer lines.
+-- No LSP calls here.
 local compat = require("sylk.compat")
 
 local M = {}
 
 local function trim(s)
   return (s:gsub("^%s+", ""):gsub("%s+$", ""))
+end
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
 end
 
 local function split_lines(s)
@@ -33,7 +38,9 @@ end
 --- snippet, else the first non-blank one. Returns (0-based line, byte col, text).
 function M.hit_line(hit)
   local lines = split_lines(hit.snippet or "")
-  local first = hit.snippetRange and hit.snippetRange.start.line or hit.range.start.line
+  -- a commit's hit has no range (vim.NIL): its text starts at the top
+  local start = present(hit.range) and hit.range.start.line or 0
+  local first = present(hit.snippetRange) and hit.snippetRange.start.line or start
   for _, h in ipairs(hit.highlights or {}) do
     local index = h.start.line - first + 1
     local text = lines[index]
@@ -46,7 +53,7 @@ function M.hit_line(hit)
       return first + index - 1, #text:match("^%s*"), text
     end
   end
-  return hit.range.start.line, 0, ""
+  return start, 0, ""
 end
 
 --- One quickfix item per hit: the file, the matching line, and
@@ -61,6 +68,8 @@ function M.qf_item(hit)
     label = prefix .. name .. ": " .. label
   end
   return {
+    -- a file's path, or the sylk:// URI itself (a virtual document, a commit), which
+    -- init.lua's BufReadCmd fills from the server
     filename = vim.uri_to_fname(hit.uri),
     lnum = line + 1,
     col = col + 1,
@@ -97,10 +106,6 @@ local function bytes(n)
     i = i + 1
   end
   return i == 1 and string.format("%d B", n) or string.format("%.1f %s", n, units[i])
-end
-
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
 end
 
 --- The lines of :SylkStatus.
@@ -155,6 +160,15 @@ function M.status_lines(status)
   if present(status.indexDir) then
     local size = present(status.indexBytes) and (" (" .. bytes(status.indexBytes) .. ")") or ""
     table.insert(lines, "Index: " .. status.indexDir .. size)
+  end
+  return lines
+end
+
+--- The lines of a `sylk/documentText` answer's text (no empty line for its final newline).
+function M.text_lines(text)
+  local lines = split_lines(text or "")
+  if #lines > 1 and lines[#lines] == "" then
+    table.remove(lines)
   end
   return lines
 end
