@@ -16,6 +16,7 @@ from pygls.uris import to_fs_path
 from sylk.config import Settings
 from sylk.engine import documents
 from sylk.engine.workspace import Workspace
+from sylk.lsp import uris
 from sylk.search.query import request_from_params
 from test_lsp import start, wait_for_progress_end
 
@@ -165,6 +166,23 @@ async def test_related_files_skip_virtual_documents_over_stdio(workspace: Path, 
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+@pytest.mark.parametrize("id_", ["adr/0007", "chat/42", "notes/retry-ünï", "a@b:c+d", "x.y_z-1"])
+def test_a_document_uri_names_the_document_and_reads_back(id_: str):
+    uri = uris.document_uri(id_)
+    assert uri.startswith("sylk://document/") and " " not in uri
+    assert uris.parse(uri) == uris.SylkUri("document", id_)
+    # an editor that does not percent-encode still names the same document
+    assert uris.parse("sylk://document/" + id_) == uris.SylkUri("document", id_)
+
+
+@pytest.mark.parametrize("uri", ["file:///ws/app/http.py", "sylk:/adr/0007", "sylk://page/1", "sylk://document/",
+                                 "sylk://document/a?b=1", "sylk://commit/abc", "sylk://commit/" + "G" * 40,
+                                 "sylk://document/%ff"])
+def test_anything_else_is_not_a_sylk_uri(uri: str):
+    with pytest.raises(uris.UriError):
+        uris.parse(uri)
 
 
 def git(root: Path, *args: str) -> None:
