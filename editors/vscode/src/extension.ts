@@ -34,7 +34,7 @@ import { semanticSearch } from "./searchPicker";
 import { defaultEnvironment, resolveServerPath } from "./serverPath";
 import { JsonObject, SECTION, serverSettingKeys, toServerSettings, userValue } from "./settings";
 import { describeStatus, ProgressTracker, statusBarView } from "./statusModel";
-import { SylkDocuments } from "./sylkDocuments";
+import { commandLinks, OPEN_URI_COMMAND, SylkDocuments } from "./sylkDocuments";
 
 const STATUS_REFRESH_MS = 30_000;
 
@@ -83,6 +83,7 @@ class Sylk implements vscode.Disposable {
         provideTextDocumentContent: (uri) => this.documents.text(uri.toString()),
       }),
       vscode.workspace.onDidOpenTextDocument((doc) => this.virtualOpened(doc)),
+      vscode.commands.registerCommand(OPEN_URI_COMMAND, (uri: string, line?: number) => openAt(uri, line ?? 0)),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (doc.uri.scheme === SYLK_SCHEME) {
           this.documents.forget(doc.uri.toString());
@@ -155,6 +156,11 @@ class Sylk implements vscode.Disposable {
                 : (result as unknown[])[i],
             );
           },
+        },
+        // hover's related code links to sylk: URIs, which VS Code drops from a hover: make them commands
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          return hover ? withCommandLinks(hover) : hover;
         },
         handleWorkDoneProgress: (token, params, next) => {
           if (this.progress.handle(token, params)) {
@@ -354,6 +360,27 @@ class Sylk implements vscode.Disposable {
     for (const d of this.disposables) {
       d.dispose();
     }
+  }
+}
+
+function withCommandLinks(hover: vscode.Hover): vscode.Hover {
+  const contents = hover.contents.map((c) => {
+    if (!(c instanceof vscode.MarkdownString) || !c.value.includes("](sylk:")) {
+      return c;
+    }
+    const md = new vscode.MarkdownString(commandLinks(c.value), c.supportThemeIcons);
+    md.isTrusted = { enabledCommands: [OPEN_URI_COMMAND] };
+    return md;
+  });
+  return new vscode.Hover(contents, hover.range);
+}
+
+async function openAt(uri: string, line: number): Promise<void> {
+  const at = new vscode.Position(Math.max(0, line), 0);
+  try {
+    await vscode.window.showTextDocument(vscode.Uri.parse(uri), { selection: new vscode.Range(at, at) });
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Sylk: cannot open ${uri}: ${errorText(err)}`);
   }
 }
 

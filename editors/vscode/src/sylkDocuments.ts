@@ -62,3 +62,18 @@ export class SylkDocuments {
     this.answers.delete(uri);
   }
 }
+
+/** The extension's command that opens a `sylk:` URI at a line (0-based): `[uri, line]`. */
+export const OPEN_URI_COMMAND = "sylk.openUri";
+
+/**
+ * Hover Markdown with its `sylk:` links (`[path:3](sylk://document/id#L3)`, hover's related
+ * code) made command links: VS Code keeps only the link schemes it knows (http, https,
+ * file, ...) in a hover and shows the rest as plain text. Other links stay as they are.
+ */
+export function commandLinks(markdown: string): string {
+  return markdown.replace(/\]\((sylk:[^)\s#]+)(?:#L(\d+))?\)/g, (_link, uri: string, line: string | undefined) => {
+    const args = [uri, line === undefined ? 0 : Math.max(0, Number(line) - 1)];
+    return `](command:${OPEN_URI_COMMAND}?${encodeURIComponent(JSON.stringify(args))})`;
+  });
+}

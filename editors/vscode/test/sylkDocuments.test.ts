@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import { DocumentText, DocumentTextParams, SearchHit } from "../src/protocol";
 import { hitToItem } from "../src/searchItems";
-import { hitTarget, isSylkUri, SylkDocuments } from "../src/sylkDocuments";
+import { commandLinks, hitTarget, isSylkUri, SylkDocuments } from "../src/sylkDocuments";
 
 function range(a: number, b: number, c = 0, d = 0) {
   return { start: { line: a, character: c }, end: { line: b, character: d } };
@@ -108,4 +108,26 @@ test("a URI the server refuses is an error naming the URI and the server's reaso
   });
   const empty = new SylkDocuments(() => Promise.resolve({ uri: "sylk://commit/x" } as DocumentText));
   await assert.rejects(empty.text("sylk://commit/x"), /the server sent no text/);
+});
+
+test("hover's links to sylk: URIs become command links that open them at their line; file links stay", () => {
+  // as the server writes related code (tests/test_hover.py)
+  const hover = [
+    "**Related code**",
+    "",
+    "- `window` [sylk:/chat/7:1](sylk://document/chat/7#L1) (0.93)",
+    "- `fetch_with_retries` [app/http.py:29](file:///ws/app/http.py#L29) (0.76)",
+    "- `commit` [x](sylk://commit/ee9947007fe7f7ce7378fc1dea09c5a7e47ee9bf)",
+  ].join("\n");
+  const lines = commandLinks(hover).split("\n");
+  const open = (line: string): unknown => {
+    const m = /\(command:sylk\.openUri\?([^)]+)\)/.exec(line);
+    assert.ok(m, line);
+    return JSON.parse(decodeURIComponent(m[1]));
+  };
+  assert.deepEqual(open(lines[2]), ["sylk://document/chat/7", 0]);
+  assert.ok(lines[2].startsWith("- `window` [sylk:/chat/7:1](command:") && lines[2].endsWith(" (0.93)"));
+  assert.equal(lines[3], "- `fetch_with_retries` [app/http.py:29](file:///ws/app/http.py#L29) (0.76)");
+  assert.deepEqual(open(lines[4]), ["sylk://commit/ee9947007fe7f7ce7378fc1dea09c5a7e47ee9bf", 0]);
+  assert.deepEqual(open(commandLinks("[a](sylk://document/notes/retry-%C3%BCn%C3%AF#L12)")), ["sylk://document/notes/retry-%C3%BCn%C3%AF", 11]);
 });
