@@ -118,6 +118,29 @@ local function run()
       }
       vim.cmd("buffer " .. buf)
     end
+
+    -- a commit's hit (no range; sylk://commit/<sha>) opens its message and files
+    wait(30000, "the commit messages to be indexed", function()
+      local r = compat.request_sync(client, "sylk/search", { query = "type:git_commit initial", mode = "lexical" },
+        5000, buf)
+      return r and r.result and #r.result.hits > 0
+    end)
+    searched = false
+    vim.cmd("SylkSearch -mode=lexical type:git_commit initial import")
+    wait(30000, ":SylkSearch for the commit", function() return searched end)
+    vim.cmd("wincmd p")
+    local commit_entries = vim.fn.getqflist()
+    out.commit_entry = commit_entries[1] and {
+      name = vim.api.nvim_buf_get_name(commit_entries[1].bufnr), lnum = commit_entries[1].lnum,
+      text = commit_entries[1].text }
+    if commit_entries[1] ~= nil then
+      vim.cmd("cc 1")
+      local cbuf = vim.api.nvim_get_current_buf()
+      out.commit_lines = vim.api.nvim_buf_get_lines(cbuf, 0, -1, false)
+      out.commit_modifiable = vim.bo[cbuf].modifiable
+      vim.cmd("buffer " .. buf)
+    end
+
     -- gone again, so the index is the 16 files for what follows
     compat.request_sync(client, "sylk/removeDocument", { id = "notes/retry" }, 10000, buf)
 

@@ -104,6 +104,7 @@ const KIND_ICONS: Record<string, string> = {
   section: "symbol-string",
   heading: "symbol-string",
   key: "symbol-key",
+  commit: "git-commit",
 };
 
 const TYPE_ICONS: Record<string, string> = {
@@ -153,7 +154,9 @@ export function location(hit: Pick<SearchHit, "path" | "range" | "uri" | "commit
 }
 
 export function hitToItem(hit: SearchHit): HitItem {
-  const name = hit.symbol ? (hit.containerName ? `${hit.containerName}.${hit.symbol}` : hit.symbol) : baseName(hit.path ?? hit.uri);
+  // a commit's containerName is its author, not a container
+  const container = hit.type === "git_commit" ? null : hit.containerName;
+  const name = hit.symbol ? (container ? `${container}.${hit.symbol}` : hit.symbol) : baseName(hit.path ?? hit.uri);
   return {
     role: "hit",
     label: `$(${iconFor(hit)}) ${name}`,

@@ -81,6 +81,7 @@ test("a commit hit has no range: it opens its sylk: URI at the top", () => {
 
 test("the picker lists commit and document hits without a file", () => {
   const item = hitToItem(merge);
+  assert.equal(item.label, "$(git-commit) ee9947007fe7");
   assert.equal(item.description, "commit ee9947007fe7");
   assert.equal(item.detail, "Merge the retry work");
   assert.equal(hitToItem(note).description, "sylk:/notes/retry-ünï:1");

@@ -28,6 +28,9 @@ function M.hit_name(hit)
     return ""
   end
   local container = hit.containerName
+  if hit.type == "git_commit" then
+    return symbol -- the short sha (its containerName is the author)
+  end
   if container ~= nil and container ~= vim.NIL and container ~= "" then
     return container .. "." .. symbol
   end
