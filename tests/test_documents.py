@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from pygls.exceptions import JsonRpcException
+from conftest import eventually, git_commit
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.uris import to_fs_path
 from sylk.config import Settings
 from sylk.engine import documents
 from sylk.engine.workspace import Workspace
+from sylk.lsp import uris
 from sylk.search.query import request_from_params
 from test_lsp import start, wait_for_progress_end
 
@@ -103,7 +108,7 @@ async def test_documents_over_stdio(workspace: Path, _isolated_index: Path):
         found = await client.protocol.send_request_async("sylk/search", {
             "query": "type:response session expires token", "mode": "lexical"})
         hit = found.hits[0]
-        assert hit.uri is None and hit.path == "sylk:/chat/42" and hit.type == "response"
+        assert hit.uri == "sylk://document/chat/42" and hit.path == "sylk:/chat/42" and hit.type == "response"
         assert hit.document.title == "How the session store expires tokens" and hit.document.metadata.model == "local"
         assert list(hit.tags) == ["llm"]
         with pytest.raises(JsonRpcException, match="type"):
@@ -158,6 +163,92 @@ async def test_related_files_skip_virtual_documents_over_stdio(workspace: Path, 
         assert "sylk:/notes/users" in paths and "app/repository.py" in paths
         assert all("sylk:/notes/users" not in f.importedBy for f in found.relatedFiles)
         assert any("app/repository.py" in f.importedBy for f in found.relatedFiles)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+@pytest.mark.parametrize("id_", ["adr/0007", "chat/42", "notes/retry-ünï", "a@b:c+d", "x.y_z-1"])
+def test_a_document_uri_names_the_document_and_reads_back(id_: str):
+    uri = uris.document_uri(id_)
+    assert uri.startswith("sylk://document/") and " " not in uri
+    assert uris.parse(uri) == uris.SylkUri("document", id_)
+    # an editor that does not percent-encode still names the same document
+    assert uris.parse("sylk://document/" + id_) == uris.SylkUri("document", id_)
+
+
+@pytest.mark.parametrize("uri", ["file:///ws/app/http.py", "sylk:/adr/0007", "sylk://page/1", "sylk://document/",
+                                 "sylk://document/a?b=1", "sylk://commit/abc", "sylk://commit/" + "G" * 40,
+                                 "sylk://document/%ff"])
+def test_anything_else_is_not_a_sylk_uri(uri: str):
+    with pytest.raises(uris.UriError):
+        uris.parse(uri)
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=Ann Lee", "-c", "user.email=x@y", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+async def test_every_hit_has_a_uri_an_editor_can_open_over_stdio(workspace: Path, _isolated_index: Path):
+    """Files, a virtual document and commits (a merge commit touches no file of its own):
+    each hit's uri is a file on disk, or a sylk: URI whose text sylk/documentText answers."""
+    git(workspace, "init", "-q", "-b", "main")
+    git_commit(workspace, "Ann Lee", "initial import")
+    git(workspace, "checkout", "-q", "-b", "backoff")
+    (workspace / "app/http.py").write_text((workspace / "app/http.py").read_text() + "\n\ndef jitter():\n    pass\n")
+    git_commit(workspace, "Bob Stone", "retry with jitter", "app/http.py")
+    git(workspace, "checkout", "-q", "main")
+    (workspace / "README.md").write_text("# Retry notes\n")
+    git_commit(workspace, "Ann Lee", "retry notes", "README.md")
+    git(workspace, "merge", "-q", "--no-ff", "-m", "Merge the retry work", "backoff")
+    client = await start(workspace, _isolated_index, "visual-studio-code")
+    try:
+        await wait_for_progress_end(client)
+        await client.protocol.send_request_async("sylk/indexDocument", {
+            "id": "notes/retry-ünï", "type": "note", "title": "Retry budget",
+            "text": "We retry five times at most.\n\nThe retry budget is shared by every client."})
+
+        async def search() -> Any:
+            return await client.protocol.send_request_async("sylk/search", {
+                "query": "retry", "mode": "lexical", "limit": 50,
+                "filters": {"types": ["source_code", "markdown", "note", "git_commit"]}})
+        found = await eventually(search, lambda r: any(h.type == "git_commit" and not h.commit.files for h in r.hits),
+                                 "the merge commit among the hits")
+        kinds = {h.type for h in found.hits}
+        assert {"source_code", "note", "git_commit"} <= kinds
+        for hit in found.hits:
+            assert isinstance(hit.uri, str), hit
+            if hit.uri.startswith("file:"):
+                assert Path(to_fs_path(hit.uri)).is_file(), hit.uri
+                continue
+            assert hit.uri.startswith("sylk://"), hit.uri
+            opened = await client.protocol.send_request_async("sylk/documentText", {"uri": hit.uri})
+            assert opened.uri == hit.uri
+            lines = opened.text.split("\n")
+            if hit.type == "git_commit":
+                assert hit.uri == f"sylk://commit/{hit.commit.sha}"
+                assert hit.commit.sha in opened.text and hit.snippet in opened.text
+                assert all(f in lines for f in hit.commit.files)
+            else:
+                assert hit.path == "sylk:/notes/retry-ünï"
+                assert hit.uri == "sylk://document/notes/retry-%C3%BCn%C3%AF"
+                assert (opened.languageId, opened.title) == ("markdown", "Retry budget")
+                assert "The retry budget is shared by every client." in lines
+                # the hit's lines are the text's lines: an editor jumps to the right place
+                first = hit.snippetRange.start.line
+                assert lines[first:first + len(hit.snippet.split("\n"))] == hit.snippet.split("\n")
+        titles = {(await client.protocol.send_request_async("sylk/documentText", {"uri": h.uri})).title
+                  for h in found.hits if h.type == "git_commit"}
+        assert any(t.endswith("Merge the retry work") for t in titles), titles
+
+        # anything else is refused, naming the field
+        for bad in ({"uri": "sylk://document/notes/nope"}, {"uri": "sylk://commit/" + "0" * 40},
+                    {"uri": "sylk://commit/xyz"}, {"uri": "sylk://page/1"}, {"uri": "sylk:/notes/retry"},
+                    {"uri": (workspace / "app/http.py").as_uri()}, {"uri": 5}, {}):
+            with pytest.raises(JsonRpcInvalidParams, match="uri"):
+                await client.protocol.send_request_async("sylk/documentText", bad)
     finally:
         await client.shutdown_session()
         await client.stop()

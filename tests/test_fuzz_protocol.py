@@ -44,6 +44,7 @@ def templates(doc: str) -> dict[str, Any]:
         "sylk/indexDocument": {"id": "note-1", "text": "a note about hello", "type": "note", "title": "t",
                                "tags": ["x"]},
         "sylk/removeDocument": {"id": "note-1"},
+        "sylk/documentText": {"uri": "sylk://document/note-1"},
         "textDocument/didOpen": {"textDocument": {"uri": doc, "languageId": "python", "version": 1,
                                                   "text": "def fuzzed():\n    pass\n"}},
         "textDocument/didChange": {"textDocument": {"uri": doc, "version": 2},

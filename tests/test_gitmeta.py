@@ -109,7 +109,7 @@ async def test_group_by_author_over_stdio(repo: Path, _isolated_index: Path):
         top = c.hits[0]
         assert (top.type, top.snippet, top.author) == ("git_commit", "retry jitter", "Bob Stone")
         assert len(top.commit.sha) == 40 and list(top.commit.files) == ["app/http.py"] and top.range is None
-        assert top.uri.endswith("/app/http.py")
+        assert top.uri == f"sylk://commit/{top.commit.sha}" and top.path == "app/http.py"
     finally:
         await client.shutdown_session()
         await client.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import eventually
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -111,6 +112,36 @@ async def test_hover_without_embeddings_still_shows_definitions(workspace: Path,
         assert "class HttpRetryPolicy" in text and "Related code: semantic search is off" in text
         assert await hover_at(client, workspace / "app/http.py", 1, 0) is None  # a blank line
         assert await hover_at(client, workspace / "app/http.py", 2, 8) is None  # `random`: nothing defines it
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_related_code_links_open_virtual_documents(workspace: Path, _isolated_index: Path):
+    """A note that repeats a class's code is related code of it: the hover links to the
+    note's sylk: URI (which sylk/documentText opens), never to a file named after it."""
+    client = await start(workspace, _isolated_index, "visual-studio-code", None)
+    try:
+        await wait_for_progress_end(client)
+        await wait_for_progress_end(client, title=EMBEDDING)
+        code = (workspace / "app/http.py").read_text().split("\n")[8:27]
+        await client.protocol.send_request_async("sylk/indexDocument", {
+            "id": "chat/7", "type": "prompt", "text": "\n".join(code)})
+        await eventually(lambda: client.protocol.send_request_async("sylk/status", {}),
+                         lambda st: st.pending == 0 and not st.embedding, "the note's vectors")
+        h = await hover_at(client, workspace / "app/http.py", 29, 27)
+        assert h is not None and isinstance(h.contents, types.MarkupContent)
+        related_part = h.contents.value.split("**Related code**", 1)[1]
+        links = [ln for ln in related_part.splitlines() if ln.startswith("- ")]
+        note = [ln for ln in links if "sylk:/chat/7" in ln]
+        assert note and "](sylk://document/chat/7#L" in note[0], links
+        assert "sylk%3A" not in h.contents.value
+        opened = await client.protocol.send_request_async("sylk/documentText", {"uri": "sylk://document/chat/7"})
+        assert opened.text.split("\n")[0] == code[0]
+        # sylk/similar names it by the same URI
+        sim = await client.protocol.send_request_async("sylk/similar", {
+            "uri": uri(workspace / "app/http.py"), "position": {"line": 8, "character": 6}, "limit": 5})
+        assert "sylk://document/chat/7" in [s.uri for s in sim.similar]
     finally:
         await client.shutdown_session()
         await client.stop()

@@ -65,6 +65,11 @@ def sylk_next_to_python() -> Path:
 @needs_nvim
 def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_index: Path,
                                   sylk_next_to_python: Path) -> None:
+    git = ["git", "-C", str(workspace), "-c", "user.name=Ann Lee", "-c", "user.email=ann@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "Initial import of the services"], check=True)
+    sha = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
     report = run_nvim(PLUGIN / "tests" / "e2e.lua", workspace, tmp_path, "app/http.py")
     ws = str(workspace)
 
@@ -102,6 +107,26 @@ def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_ind
             assert e["text"].endswith(" ".join(line.split())), e
     should_retry = [e for e in entries if "HttpRetryPolicy.should_retry" in e["text"]]
     assert should_retry and should_retry[0]["lnum"] == 21 and should_retry[0]["text"].startswith("[method] ")
+
+    # a virtual document's hit opens as a read-only scratch buffer holding its text
+    assert report["indexed_document"] == "notes/retry"
+    assert report["virtual_entry"] is not None, "no sylk:// entry in the quickfix list"
+    virtual = report["virtual"]
+    assert virtual["name"] == "sylk://document/notes/retry"
+    assert virtual["lines"] == ["# Retry budget", "", "We retry five times at most.", "",
+                                "The retry budget is shared by every client."]
+    assert (virtual["buftype"], virtual["modifiable"], virtual["readonly"]) == ("nofile", False, True)
+    assert virtual["filetype"] == "markdown"
+    assert virtual["line"] == virtual["lnum"] and virtual["lines"][virtual["line"] - 1].strip()
+
+    # a commit's hit opens its message and the files it changed the same way
+    assert report["commit_entry"]["name"] == f"sylk://commit/{sha}"
+    assert report["commit_entry"]["lnum"] == 1
+    assert report["commit_entry"]["text"] == f"[commit] {sha[:12]}: Initial import of the services"
+    lines = report["commit_lines"]
+    assert lines[0] == f"commit {sha}" and lines[1] == "Author: Ann Lee"
+    assert "Initial import of the services" in lines and "app/http.py" in lines
+    assert report["commit_modifiable"] is False
 
     # workspace/symbol: the raw locations (0-based, UTF-16) ...
     symbols = report["symbols"]

@@ -2,8 +2,8 @@
 --   SYLK_NVIM_PLUGIN=editors/nvim SYLK_NVIM_OUT=out.json \
 --     nvim --headless --clean -u editors/nvim/tests/e2e.lua app/http.py   (from a copy of fixtures/workspace)
 -- Starts the server through the plugin, waits for the index, runs :SylkSearch,
--- workspace/symbol, :SylkStatus and :SylkReindex, and writes what a user would see
--- to the JSON file; the pytest asserts on it.
+-- workspace/symbol, opens a virtual document's hit, :SylkStatus and :SylkReindex,
+-- and writes what a user would see to the JSON file; the pytest asserts on it.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
 local out_path = assert(os.getenv("SYLK_NVIM_OUT"))
 vim.opt.runtimepath:prepend(plugin)
@@ -84,6 +84,65 @@ local function run()
     end)
     out.symbol_title, out.symbol_list = qf_entries()
     vim.cmd("wincmd p")
+
+    -- a virtual document's hit (sylk://document/<id>) opens a read-only scratch buffer
+    -- that holds the document's text, at the hit's line
+    local indexed = compat.request_sync(client, "sylk/indexDocument", { id = "notes/retry", type = "note",
+      title = "Retry budget", text = "We retry five times at most.\n\nThe retry budget is shared by every client." },
+      10000, buf)
+    out.indexed_document = indexed and indexed.result and indexed.result.id
+    searched = false
+    vim.cmd("SylkSearch -mode=lexical type:note retry budget")
+    wait(30000, ":SylkSearch for the note", function() return searched end)
+    vim.cmd("wincmd p")
+    local virtual_entry
+    for i, it in ipairs(vim.fn.getqflist()) do
+      if vim.api.nvim_buf_get_name(it.bufnr):match("^sylk://") then
+        virtual_entry = i
+        break
+      end
+    end
+    out.virtual_entry = virtual_entry
+    if virtual_entry ~= nil then
+      vim.cmd("cc " .. virtual_entry)
+      local vbuf = vim.api.nvim_get_current_buf()
+      out.virtual = {
+        name = vim.api.nvim_buf_get_name(vbuf),
+        lines = vim.api.nvim_buf_get_lines(vbuf, 0, -1, false),
+        buftype = vim.bo[vbuf].buftype,
+        modifiable = vim.bo[vbuf].modifiable,
+        readonly = vim.bo[vbuf].readonly,
+        filetype = vim.bo[vbuf].filetype,
+        line = vim.api.nvim_win_get_cursor(0)[1],
+        lnum = vim.fn.getqflist()[virtual_entry].lnum,
+      }
+      vim.cmd("buffer " .. buf)
+    end
+
+    -- a commit's hit (no range; sylk://commit/<sha>) opens its message and files
+    wait(30000, "the commit messages to be indexed", function()
+      local r = compat.request_sync(client, "sylk/search", { query = "type:git_commit initial", mode = "lexical" },
+        5000, buf)
+      return r and r.result and #r.result.hits > 0
+    end)
+    searched = false
+    vim.cmd("SylkSearch -mode=lexical type:git_commit initial import")
+    wait(30000, ":SylkSearch for the commit", function() return searched end)
+    vim.cmd("wincmd p")
+    local commit_entries = vim.fn.getqflist()
+    out.commit_entry = commit_entries[1] and {
+      name = vim.api.nvim_buf_get_name(commit_entries[1].bufnr), lnum = commit_entries[1].lnum,
+      text = commit_entries[1].text }
+    if commit_entries[1] ~= nil then
+      vim.cmd("cc 1")
+      local cbuf = vim.api.nvim_get_current_buf()
+      out.commit_lines = vim.api.nvim_buf_get_lines(cbuf, 0, -1, false)
+      out.commit_modifiable = vim.bo[cbuf].modifiable
+      vim.cmd("buffer " .. buf)
+    end
+
+    -- gone again, so the index is the 16 files for what follows
+    compat.request_sync(client, "sylk/removeDocument", { id = "notes/retry" }, 10000, buf)
 
     -- a second file of the same root reuses the client
     vim.cmd("edit services/geo/point.go")

@@ -18,11 +18,23 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { IndexStatus, REINDEX_COMMAND, SEARCH_MODES, SEARCH_REQUEST, SearchMode, SearchResult, STATUS_REQUEST } from "./protocol";
+import {
+  DOCUMENT_TEXT_REQUEST,
+  DocumentText,
+  IndexStatus,
+  REINDEX_COMMAND,
+  SEARCH_MODES,
+  SEARCH_REQUEST,
+  SearchMode,
+  SearchResult,
+  STATUS_REQUEST,
+  SYLK_SCHEME,
+} from "./protocol";
 import { semanticSearch } from "./searchPicker";
 import { defaultEnvironment, resolveServerPath } from "./serverPath";
 import { JsonObject, SECTION, serverSettingKeys, toServerSettings, userValue } from "./settings";
 import { describeStatus, ProgressTracker, statusBarView } from "./statusModel";
+import { commandLinks, OPEN_URI_COMMAND, SylkDocuments } from "./sylkDocuments";
 
 const STATUS_REFRESH_MS = 30_000;
 
@@ -36,6 +48,14 @@ class Sylk implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly serverKeys: string[];
   private refreshTimer: NodeJS.Timeout | undefined;
+  // the text of sylk: URIs (virtual documents, commits), asked of the running server
+  private readonly documents = new SylkDocuments((params) => {
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      return Promise.reject(new Error(this.error ?? "the server is not running"));
+    }
+    return client.sendRequest<DocumentText>(DOCUMENT_TEXT_REQUEST, params);
+  });
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel("Sylk");
@@ -59,9 +79,30 @@ class Sylk implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidSaveTextDocument(() => this.scheduleRefresh(2000)),
+      vscode.workspace.registerTextDocumentContentProvider(SYLK_SCHEME, {
+        provideTextDocumentContent: (uri) => this.documents.text(uri.toString()),
+      }),
+      vscode.workspace.onDidOpenTextDocument((doc) => this.virtualOpened(doc)),
+      vscode.commands.registerCommand(OPEN_URI_COMMAND, (uri: string, line?: number) => openAt(uri, line ?? 0)),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (doc.uri.scheme === SYLK_SCHEME) {
+          this.documents.forget(doc.uri.toString());
+        }
+      }),
     );
     this.render();
     this.statusItem.show();
+  }
+
+  /** A `sylk:` document takes the language the server gave it (a note is Markdown). */
+  private virtualOpened(doc: vscode.TextDocument): void {
+    if (doc.uri.scheme !== SYLK_SCHEME) {
+      return;
+    }
+    const language = this.documents.languageOf(doc.uri.toString());
+    if (language !== undefined && language !== doc.languageId) {
+      void vscode.languages.setTextDocumentLanguage(doc, language);
+    }
   }
 
   /** The settings the user set under `sylk`, nested for the server. */
@@ -115,6 +156,11 @@ class Sylk implements vscode.Disposable {
                 : (result as unknown[])[i],
             );
           },
+        },
+        // hover's related code links to sylk: URIs, which VS Code drops from a hover: make them commands
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          return hover ? withCommandLinks(hover) : hover;
         },
         handleWorkDoneProgress: (token, params, next) => {
           if (this.progress.handle(token, params)) {
@@ -314,6 +360,27 @@ class Sylk implements vscode.Disposable {
     for (const d of this.disposables) {
       d.dispose();
     }
+  }
+}
+
+function withCommandLinks(hover: vscode.Hover): vscode.Hover {
+  const contents = hover.contents.map((c) => {
+    if (!(c instanceof vscode.MarkdownString) || !c.value.includes("](sylk:")) {
+      return c;
+    }
+    const md = new vscode.MarkdownString(commandLinks(c.value), c.supportThemeIcons);
+    md.isTrusted = { enabledCommands: [OPEN_URI_COMMAND] };
+    return md;
+  });
+  return new vscode.Hover(contents, hover.range);
+}
+
+async function openAt(uri: string, line: number): Promise<void> {
+  const at = new vscode.Position(Math.max(0, line), 0);
+  try {
+    await vscode.window.showTextDocument(vscode.Uri.parse(uri), { selection: new vscode.Range(at, at) });
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Sylk: cannot open ${uri}: ${errorText(err)}`);
   }
 }
 

@@ -5,6 +5,7 @@
 
 export const SEARCH_REQUEST = "sylk/search";
 export const STATUS_REQUEST = "sylk/status";
+export const DOCUMENT_TEXT_REQUEST = "sylk/documentText";
 export const REINDEX_COMMAND = "sylk.reindex";
 
 /** The titles of the server's work-done progress (see server/sylk/lsp/server.py). */
@@ -47,10 +48,19 @@ export interface SearchParams {
   contextLines?: number;
 }
 
+/**
+ * The URI scheme of what has no file: `sylk://document/<id>` (a virtual document) and
+ * `sylk://commit/<sha>` (a commit); `sylk/documentText` returns its text.
+ */
+export const SYLK_SCHEME = "sylk";
+
 export interface SearchHit {
+  /** Always set: a `file:` URI, or a `sylk:` URI (see SYLK_SCHEME). */
   uri: string;
-  path: string;
-  range: Range;
+  /** The workspace path; `sylk:/<id>` for a virtual document; a commit's first file, or null. */
+  path: string | null;
+  /** null for a commit. */
+  range: Range | null;
   language: string | null;
   type: string;
   kind: string | null;
@@ -60,10 +70,27 @@ export interface SearchHit {
   lexicalRank: number | null;
   semanticRank: number | null;
   snippet: string;
-  snippetRange: Range;
+  /** null for a commit. */
+  snippetRange: Range | null;
   highlights: Range[];
   /** The file changed since it was indexed and the chunk is not in it any more: the range is the indexed one. */
   stale?: boolean;
+  /** A virtual document's hit. */
+  document?: { id: string; type?: string; title?: string; tags?: string[]; metadata?: Record<string, unknown> };
+  /** A commit's hit (`type` "git_commit"). */
+  commit?: { sha: string; files: string[] };
+}
+
+/** `sylk/documentText`: the text behind a `sylk:` URI. */
+export interface DocumentTextParams {
+  uri: string;
+}
+
+export interface DocumentText {
+  uri: string;
+  text: string;
+  languageId?: string;
+  title?: string;
 }
 
 export interface FacetValue {

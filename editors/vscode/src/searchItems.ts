@@ -104,6 +104,7 @@ const KIND_ICONS: Record<string, string> = {
   section: "symbol-string",
   heading: "symbol-string",
   key: "symbol-key",
+  commit: "git-commit",
 };
 
 const TYPE_ICONS: Record<string, string> = {
@@ -124,8 +125,9 @@ export function iconFor(hit: Pick<SearchHit, "kind" | "type">): string {
 export function snippetLine(hit: Pick<SearchHit, "snippet" | "snippetRange" | "highlights">, maxLength = 160): string {
   const lines = hit.snippet.split("\n");
   let line: string | undefined;
+  const first = hit.snippetRange?.start.line ?? 0;
   for (const h of hit.highlights) {
-    const index = h.start.line - hit.snippetRange.start.line;
+    const index = h.start.line - first;
     if (index >= 0 && index < lines.length && lines[index].trim() !== "") {
       line = lines[index];
       break;
@@ -143,13 +145,18 @@ function baseName(p: string): string {
   return parts[parts.length - 1];
 }
 
-/** `path:line`, 1-based, as people write locations. */
-export function location(hit: Pick<SearchHit, "path" | "range">): string {
-  return `${hit.path}:${hit.range.start.line + 1}`;
+/** `path:line`, 1-based, as people write locations; a commit: `commit <sha>`. */
+export function location(hit: Pick<SearchHit, "path" | "range" | "uri" | "commit">): string {
+  if (hit.range === null) {
+    return hit.commit !== undefined ? `commit ${hit.commit.sha.slice(0, 12)}` : (hit.path ?? hit.uri);
+  }
+  return `${hit.path ?? hit.uri}:${hit.range.start.line + 1}`;
 }
 
 export function hitToItem(hit: SearchHit): HitItem {
-  const name = hit.symbol ? (hit.containerName ? `${hit.containerName}.${hit.symbol}` : hit.symbol) : baseName(hit.path);
+  // a commit's containerName is its author, not a container
+  const container = hit.type === "git_commit" ? null : hit.containerName;
+  const name = hit.symbol ? (container ? `${container}.${hit.symbol}` : hit.symbol) : baseName(hit.path ?? hit.uri);
   return {
     role: "hit",
     label: `$(${iconFor(hit)}) ${name}`,

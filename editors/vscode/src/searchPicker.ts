@@ -5,7 +5,7 @@
  */
 
 import * as vscode from "vscode";
-import { FacetValue, IndexStatus, SearchResult, SearchHit, SearchMode, SEARCH_MODES } from "./protocol";
+import { FacetValue, IndexStatus, Range, SearchResult, SearchHit, SearchMode, SEARCH_MODES } from "./protocol";
 import {
   buildParams,
   FilterChoice,
@@ -18,6 +18,7 @@ import {
   SearchItem,
   SearchState,
 } from "./searchItems";
+import { hitTarget } from "./sylkDocuments";
 
 /** What the picker needs from the extension: the requests, and a place to remember the state. */
 export interface SearchBackend {
@@ -39,16 +40,20 @@ const highlight = vscode.window.createTextEditorDecorationType({
 
 type PickItem = SearchItem & vscode.QuickPickItem;
 
-function toRange(r: SearchHit["range"]): vscode.Range {
+function toRange(r: Range): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 }
 
+/** Open a hit: a file, or a `sylk:` URI through the content provider (extension.ts). */
 async function show(hit: SearchHit, preview: boolean): Promise<vscode.TextEditor | undefined> {
-  const uri = vscode.Uri.parse(hit.uri);
-  const target = hit.highlights.length > 0 ? toRange(hit.highlights[0]) : toRange(hit.range).with({ end: toRange(hit.range).start });
+  const target = hitTarget(hit);
   try {
-    const editor = await vscode.window.showTextDocument(uri, { preview, preserveFocus: preview, selection: target });
-    editor.revealRange(toRange(hit.range).with({ end: target.end }), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    const editor = await vscode.window.showTextDocument(vscode.Uri.parse(target.uri), {
+      preview,
+      preserveFocus: preview,
+      selection: toRange(target.selection),
+    });
+    editor.revealRange(toRange(target.reveal), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     editor.setDecorations(highlight, hit.highlights.map(toRange));
     if (!preview) {
       // The opened hit keeps its highlights until the cursor moves.
@@ -62,7 +67,7 @@ async function show(hit: SearchHit, preview: boolean): Promise<vscode.TextEditor
     return editor;
   } catch (err) {
     if (!preview) {
-      void vscode.window.showErrorMessage(`Sylk: cannot open ${hit.path}: ${String(err)}`);
+      void vscode.window.showErrorMessage(`Sylk: cannot open ${hit.path ?? hit.uri}: ${String(err)}`);
     }
     return undefined;
   }

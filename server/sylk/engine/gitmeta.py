@@ -75,3 +75,9 @@ def update_commits(ws: Workspace, git: gitsync.GitState) -> int:
     return len(found)
 
 
+def commit(ws: Workspace, sha: str) -> gitsync.Commit | None:
+    """The indexed commit ``sha`` (its full sha), or None when its message is not indexed."""
+    row = ws.manifest.commit(sha)
+    if row is None:
+        return None
+    return gitsync.Commit(row.sha, row.author, int(row.time), row.message, tuple(f for f in row.files.split("\n") if f))

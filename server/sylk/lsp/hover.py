@@ -17,7 +17,7 @@ from pygls.uris import to_fs_path
 from ..languages import language_for_path
 from ..search import related
 from ..search.symbol_search import SymbolHit
-from . import convert
+from . import convert, uris
 from .handlers import feature
 
 if TYPE_CHECKING:
@@ -46,7 +46,8 @@ def _line_of(ls: SylkServer, uri: str, line: int) -> str | None:
 
 
 def _link(root: Path, path: str, line: int) -> str:
-    return f"[{path}:{line + 1}]({convert.path_to_uri(root, path)}#L{line + 1})"
+    """A Markdown link to ``path`` at ``line`` (0-based): a file, or a virtual document's sylk: URI."""
+    return f"[{path}:{line + 1}]({uris.path_uri(root, path)}#L{line + 1})"
 
 
 def hover_markdown(name: str, defs: list[tuple[Folder, SymbolHit]],
@@ -97,7 +98,7 @@ def _find(ls: SylkServer, name: str) -> tuple[list[tuple[Folder, SymbolHit]],
 
 def _wire(root: Path, r: related.Related) -> dict[str, Any]:
     c = r.chunk
-    return {"uri": convert.path_to_uri(root, c.path), "path": c.path,
+    return {"uri": uris.path_uri(root, c.path), "path": c.path,
             "range": {"start": {"line": c.start_line, "character": 0}, "end": {"line": c.end_line + 1, "character": 0}},
             "language": c.language, "type": c.type, "kind": c.kind, "symbol": c.symbol,
             "containerName": c.container, "score": round(r.score, 6)}
@@ -136,7 +137,6 @@ def setup_similar(server: SylkServer) -> None:
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins
     @feature(server, "similar", SIMILAR)
     async def sylk_similar(ls: Any, params: Any) -> Any:
-    
         raw = convert.params_dict(params)
         if not isinstance(raw, dict):
             raise JsonRpcInvalidParams("params must be an object with uri and position")

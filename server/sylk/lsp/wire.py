@@ -13,7 +13,7 @@ from ..model import doc_id, is_virtual
 from ..search.agent import FollowUp, Group, RelatedFile, Summary
 from ..search.results import Hit
 from ..search.roles import roles_of
-from . import convert
+from . import convert, uris
 
 # a virtual document's id -> its id, type, title, tags and metadata (None: not found)
 DocumentInfo = Callable[[str], dict[str, Any] | None]
@@ -26,10 +26,10 @@ def _range(first: int, end: int) -> dict[str, Any]:
 def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dict[str, Any]:
     """A hit of the folder ``root`` as the protocol describes it."""
     if h.type == "git_commit":
-        return _commit_to_wire(root, h)
+        return _commit_to_wire(h)
     virtual = is_virtual(h.path)
     out = {
-        "uri": None if virtual else convert.path_to_uri(root, h.path),
+        "uri": uris.path_uri(root, h.path),
         "path": h.path,
         "range": _range(h.start_line, h.end_line + 1),
         "language": h.language,
@@ -58,9 +58,11 @@ def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dic
     return out
 
 
-def _commit_to_wire(root: Path, h: Hit) -> dict[str, Any]:
-    """A ``git_commit`` hit: no range of its own; ``uri`` is its first file's."""
-    return {"uri": convert.path_to_uri(root, h.path) if h.path else None, "path": h.path or None,
+def _commit_to_wire(h: Hit) -> dict[str, Any]:
+    """A ``git_commit`` hit: no range of its own; ``uri`` is the commit's (sylk://commit/<sha>,
+    which opens its message and files, whether or not it touched a file that still exists);
+    ``path`` is its first file's."""
+    return {"uri": uris.commit_uri(h.symbol), "path": h.path or None,
             "range": None, "language": None, "type": "git_commit", "kind": "commit", "symbol": h.symbol[:12],
             "containerName": h.container, "roles": [], "author": h.author, "modified": h.modified,
             "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": None, "snippet": h.snippet,

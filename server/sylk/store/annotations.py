@@ -160,6 +160,15 @@ class Annotations:
                 return []
             return [CommitRow(*r) for r in self._db.execute(sql, args).fetchall()]
 
+    def commit(self, sha: str) -> CommitRow | None:
+        """The indexed commit ``sha`` (the full sha), or None."""
+        with self._lock:
+            if not self._commits_table():
+                return None
+            row = self._db.execute("SELECT sha, author, time, message, files FROM commits WHERE sha=?",
+                                   (sha,)).fetchone()
+        return CommitRow(*row) if row else None
+
     def commit_count(self) -> int:
         with self._lock:
             if not self._commits_table():

@@ -1,5 +1,6 @@
 -- Pure conversions: search hits to quickfix items, the index status to lines,
--- and the arguments of :SylkSearch. No LSP calls here.
+-- the arguments of :SylkSearch, and sylk/documentText's answer to buffer lines.
+-- No LSP calls here.
 local compat = require("sylk.compat")
 
 local M = {}
@@ -27,6 +28,9 @@ function M.hit_name(hit)
     return ""
   end
   local container = hit.containerName
+  if hit.type == "git_commit" then
+    return symbol -- the short sha (its containerName is the author)
+  end
   if container ~= nil and container ~= vim.NIL and container ~= "" then
     return container .. "." .. symbol
   end
@@ -37,9 +41,9 @@ end
 --- snippet, else the first non-blank one. Returns (0-based line, byte col, text).
 function M.hit_line(hit)
   local lines = split_lines(hit.snippet or "")
-  -- a commit has no range (JSON null is vim.NIL, which is truthy)
-  local range = present(hit.snippetRange) and hit.snippetRange or (present(hit.range) and hit.range or nil)
-  local first = range and range.start.line or 0
+  -- a commit's hit has no range (vim.NIL): its text starts at the top
+  local start = present(hit.range) and hit.range.start.line or 0
+  local first = present(hit.snippetRange) and hit.snippetRange.start.line or start
   for _, h in ipairs(hit.highlights or {}) do
     local index = h.start.line - first + 1
     local text = lines[index]
@@ -52,7 +56,7 @@ function M.hit_line(hit)
       return first + index - 1, #text:match("^%s*"), text
     end
   end
-  return first, 0, ""
+  return start, 0, ""
 end
 
 --- One quickfix item per hit: the file, the matching line, and
@@ -67,6 +71,8 @@ function M.qf_item(hit)
     label = prefix .. name .. ": " .. label
   end
   return {
+    -- a file's path, or the sylk:// URI itself (a virtual document, a commit), which
+    -- init.lua's BufReadCmd fills from the server
     filename = vim.uri_to_fname(hit.uri),
     lnum = line + 1,
     col = col + 1,
@@ -104,7 +110,6 @@ local function bytes(n)
   end
   return i == 1 and string.format("%d B", n) or string.format("%.1f %s", n, units[i])
 end
-
 
 --- The lines of :SylkStatus.
 function M.status_lines(status)
@@ -158,6 +163,15 @@ function M.status_lines(status)
   if present(status.indexDir) then
     local size = present(status.indexBytes) and (" (" .. bytes(status.indexBytes) .. ")") or ""
     table.insert(lines, "Index: " .. status.indexDir .. size)
+  end
+  return lines
+end
+
+--- The lines of a `sylk/documentText` answer's text (no empty line for its final newline).
+function M.text_lines(text)
+  local lines = split_lines(text or "")
+  if #lines > 1 and lines[#lines] == "" then
+    table.remove(lines)
   end
   return lines
 end

@@ -314,6 +314,40 @@ function M.search(query, opts)
   end, bufnr)
 end
 
+--- Fill the buffer of a sylk:// URI (a virtual document or a commit: hits with no file)
+--- with its text from the server (`sylk/documentText`): a read-only scratch buffer.
+--- Asks each running Sylk client (one per root) until one has it.
+function M.read_virtual(bufnr, uri)
+  local answer, why
+  for _, client in ipairs(compat.clients("sylk")) do
+    if client.initialized then
+      local r, err = compat.request_sync(client, "sylk/documentText", { uri = uri }, 10000, bufnr)
+      if r and r.result and r.result ~= vim.NIL then
+        answer = r.result
+        break
+      end
+      why = (r and r.err and r.err.message) or err or why
+    end
+  end
+  local bo = vim.bo[bufnr]
+  bo.buftype = "nofile"
+  bo.bufhidden = "hide"
+  bo.swapfile = false
+  bo.modifiable = true
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, answer and format.text_lines(answer.text) or {})
+  bo.modifiable = false
+  bo.readonly = true
+  bo.modified = false
+  if answer == nil then
+    notify("cannot open " .. uri .. ": " .. (why or "no Sylk server is running"), vim.log.levels.ERROR)
+    return false
+  end
+  if type(answer.languageId) == "string" then
+    bo.filetype = answer.languageId
+  end
+  return true
+end
+
 --- Ask the server for the index state; `callback(status)` or print it.
 function M.status(callback, bufnr)
   local client = ready_client(bufnr)
@@ -397,6 +431,14 @@ function M.setup(opts)
   warned_missing = false
   define_commands()
   local group = vim.api.nvim_create_augroup("sylk", { clear = true })
+  -- hits without a file (virtual documents, commits) open as sylk:// buffers
+  vim.api.nvim_create_autocmd("BufReadCmd", {
+    group = group,
+    pattern = "sylk://*",
+    callback = function(ev)
+      M.read_virtual(ev.buf, ev.match)
+    end,
+  })
   if M.config.autostart then
     vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
       group = group,

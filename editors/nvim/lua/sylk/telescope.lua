@@ -11,7 +11,8 @@ end
 
 local function entry_maker(hit)
   local item = format.qf_item(hit)
-  local path = hit.path or vim.fn.fnamemodify(item.filename, ":.")
+  -- a commit that touched no file has path null (vim.NIL); its filename is its sylk:// URI
+  local path = (hit.path ~= nil and hit.path ~= vim.NIL) and hit.path or vim.fn.fnamemodify(item.filename, ":.")
   local display = string.format("%s:%d  %s", path, item.lnum, item.text)
   return {
     value = hit,
