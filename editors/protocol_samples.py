@@ -36,12 +36,12 @@ HIT_TYPES: dict[str, dict[str, Any]] = {
     "text": {"uri": "file:///home/ada/shop/NOTES.txt", "path": "NOTES.txt", "language": "text", "type": "text",
              "kind": "window", "symbol": None, "containerName": None, "roles": [],
              "snippet": "retry the payment call before giving up"},
-    "git_commit": {"uri": "sylk:/commit/4b825dc642cb6eb9a060e54bf8d69288fbee4904", "path": "src/retry.py",
+    "git_commit": {"uri": "sylk://commit/4b825dc642cb6eb9a060e54bf8d69288fbee4904", "path": "src/retry.py",
                    "language": None, "type": "git_commit", "kind": "commit", "symbol": "4b825dc642cb",
                    "containerName": None, "roles": [], "range": None, "snippetRange": None, "highlights": [],
                    "semanticRank": None, "snippet": "Retry payments on 503\n\nThe gateway sheds load.",
                    "commit": {"sha": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "files": ["src/retry.py"]}},
-    "note": {"uri": "sylk:/document/prompt-1", "path": "sylk:/prompt-1", "language": None, "type": "note",
+    "note": {"uri": "sylk://document/prompt-1", "path": "sylk:/prompt-1", "language": None, "type": "note",
              "kind": "window", "symbol": None, "containerName": None, "roles": [],
              "snippet": "Ask about retries in the payment gateway.",
              "document": {"id": "prompt-1", "type": "note", "title": "Payment retries", "tags": ["backend"],
@@ -116,6 +116,9 @@ def hits(maker: Maker) -> list[dict[str, Any]]:
                 if type_ != "git_commit":
                     hit["range"] = hit["snippetRange"] = maker.make({"$ref": "#/$defs/Range"}, True)
             out.append({"name": f"{type_}, {'every field' if full else 'required fields only'}", "hit": hit})
+    stale = copy.deepcopy(out[0]["hit"])
+    stale.update(stale=True, snippet="", highlights=[])
+    out.append({"name": "source_code, stale (its file changed since it was indexed)", "hit": stale})
     return out
 
 

@@ -125,5 +125,11 @@ def test_the_servers_answers_are_valid_against_the_schema(raw_lsp: Any, shop: Pa
         assert "error" not in answer, (params, answer)
         assert errors("SearchResult", answer["result"]) == [], params
         seen_types |= {h["type"] for h in answer["result"]["hits"]}
+        for hit in answer["result"]["hits"]:
+            if hit["uri"].startswith("sylk://"):  # what an editor does to open it
+                assert errors("DocumentTextParams", {"uri": hit["uri"]}) == []
+                text = server.request(next(ids), "sylk/documentText", {"uri": hit["uri"]})
+                assert "error" not in text, (hit["uri"], text)
+                assert errors("DocumentText", text["result"]) == [], hit["uri"]
     # every kind of hit the editors must render was checked
     assert {"source_code", "markdown", "config", "text", "git_commit", "note"} <= seen_types
