@@ -165,3 +165,25 @@ def test_search_rejects_unknown_filter_values_listing_the_allowed_ones(workspace
     ok = sylk("search", "retry", str(workspace), "--mode", "lexical", "--lang", "python", "--kind", "method",
               "--type", "source_code")
     assert ok.returncode == 0 and "app/http.py" in ok.stdout
+
+
+def test_role_test_comes_from_test_files_not_from_names(tmp_path: Path):
+    """issue 13 #10: `should_retry` was labelled a test (its name starts with "should_")."""
+    root = tmp_path / "roles"
+    (root / "app").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "app/http.py").write_text("def should_retry(status):\n    return status in (502, 503)\n\n\n"
+                                      "def test_connection(host):\n    return host.ping()\n")
+    (root / "tests/test_http.py").write_text("from app.http import should_retry\n\n\n"
+                                             "def test_should_retry_on_503():\n    assert should_retry(503)\n")
+    assert sylk("index", str(root)).returncode == 0
+    hits = json.loads(sylk("search", "should_retry", str(root), "--mode", "lexical", "--format", "json").stdout)["hits"]
+    roles = {(h["path"], h["symbol"]): h["roles"] for h in hits}
+    assert roles[("app/http.py", "should_retry")] == []
+    assert roles[("tests/test_http.py", "test_should_retry_on_503")] == ["test"]
+    tests = json.loads(sylk("search", "should_retry", str(root), "--mode", "lexical", "--role", "test",
+                            "--format", "json").stdout)["hits"]
+    assert tests and {h["path"] for h in tests} == {"tests/test_http.py"}
+    connection = json.loads(sylk("search", "test_connection", str(root), "--mode", "lexical", "--role", "test",
+                                 "--format", "json").stdout)
+    assert all(h["path"] != "app/http.py" for h in connection["hits"])  # a library function named test_*
