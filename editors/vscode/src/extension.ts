@@ -18,11 +18,11 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { IndexStatus, REINDEX_COMMAND, SEARCH_MODES, SEARCH_REQUEST, SearchMode, SearchResult, STATUS_REQUEST } from "./protocol";
+import { IndexStatus, REINDEX_COMMAND, SEARCH_MODES, SEARCH_REQUEST, SearchMode, SearchResult, STATUS_REQUEST, StatusParams } from "./protocol";
 import { semanticSearch } from "./searchPicker";
 import { defaultEnvironment, resolveServerPath } from "./serverPath";
 import { JsonObject, SECTION, serverSettingKeys, toServerSettings, userValue } from "./settings";
-import { describeStatus, ProgressTracker, statusBarView } from "./statusModel";
+import { describeStatus, ProgressTracker, skippedLines, statusBarView } from "./statusModel";
 
 const STATUS_REFRESH_MS = 30_000;
 
@@ -208,7 +208,8 @@ class Sylk implements vscode.Disposable {
       return undefined;
     }
     try {
-      this.status = await client.sendRequest<IndexStatus>(STATUS_REQUEST, {});
+      const params: StatusParams = { skipped: "sample" };
+      this.status = await client.sendRequest<IndexStatus>(STATUS_REQUEST, params);
     } catch (err) {
       this.output.appendLine(`Sylk: ${STATUS_REQUEST} failed: ${errorText(err)}`);
     }
@@ -291,9 +292,7 @@ class Sylk implements vscode.Disposable {
     }
     this.output.appendLine(`--- Sylk index status (${new Date().toLocaleString()}) ---`);
     lines.forEach((l) => this.output.appendLine(l));
-    for (const s of status.skipped ?? []) {
-      this.output.appendLine(`  skipped ${s.path}: ${s.reason}`);
-    }
+    skippedLines(status).forEach((l) => this.output.appendLine(l));
     const choice = await vscode.window.showInformationMessage(
       `Sylk: ${lines[0]}`,
       { detail: lines.slice(1).join("\n") },
