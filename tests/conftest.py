@@ -241,3 +241,19 @@ def tiny(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "greet.py").write_text("def hello_world():\n    return 'hi'\n")
     return root
+
+
+BINARIES = 300  # the `binaries` workspace's binary files
+
+
+@pytest.fixture
+def binaries(tmp_path: Path) -> Path:
+    """A workspace Sylk mostly skips: ``BINARIES`` binary files (``blobs/blob-000.bin`` ...),
+    one file over the default size limit (``big.py``) and one indexed file (``app.py``)."""
+    root = tmp_path / "binaries"
+    (root / "blobs").mkdir(parents=True)
+    for i in range(BINARIES):
+        (root / "blobs" / f"blob-{i:03d}.bin").write_bytes(b"\x7fELF\x00\x01" + bytes([i % 256]) * 64)
+    (root / "big.py").write_text("x = 1\n" * 200_000)  # 1.2 MB
+    (root / "app.py").write_text("def serve():\n    return 'ok'\n")
+    return root

@@ -135,7 +135,7 @@ async def test_agent_options_over_stdio(served: LanguageClient):
     ("method", "get_user_by_id", "UserRepository", "app/repository.py", ("repository",)),
     ("function", "test_backoff", "", "tests/test_http.py", ("test",)),
     ("function", "helper", "", "pkg/thing_test.go", ("test",)),
-    ("method", "HandlesEmptyCart", "CartSpec", "web/src/cart.js", ("test",)),
+    ("method", "HandlesEmptyCart", "CartSpec", "web/src/cart.spec.js", ("test",)),
     ("class", "OrderService", "", "dotnet/OrderProcessor.cs", ("service",)),
     ("function", "handle_webhook", "", "app/hooks.py", ("handler",)),
     ("class", "CheckoutController", "", "web/checkout.ts", ("handler",)),

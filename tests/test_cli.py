@@ -211,3 +211,47 @@ def test_search_without_refresh_shows_where_a_hit_is_now_or_that_it_is_stale(tmp
     r = sylk("search", "refund_card_payment", str(root), "--no-refresh", "--mode", "lexical", "--format", "json")
     hit = next(h for h in json.loads(r.stdout)["hits"] if h["symbol"] == "refund_card_payment")
     assert hit["stale"] is True and hit["snippet"] == ""
+
+
+def test_role_test_comes_from_test_files_not_from_names(tmp_path: Path):
+    """issue 13 #10: `should_retry` was labelled a test (its name starts with "should_")."""
+    root = tmp_path / "roles"
+    (root / "app").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "app/http.py").write_text("def should_retry(status):\n    return status in (502, 503)\n\n\n"
+                                      "def test_connection(host):\n    return host.ping()\n")
+    (root / "tests/test_http.py").write_text("from app.http import should_retry\n\n\n"
+                                             "def test_should_retry_on_503():\n    assert should_retry(503)\n")
+    assert sylk("index", str(root)).returncode == 0
+    hits = json.loads(sylk("search", "should_retry", str(root), "--mode", "lexical", "--format", "json").stdout)["hits"]
+    roles = {(h["path"], h["symbol"]): h["roles"] for h in hits}
+    assert roles[("app/http.py", "should_retry")] == []
+    assert roles[("tests/test_http.py", "test_should_retry_on_503")] == ["test"]
+    tests = json.loads(sylk("search", "should_retry", str(root), "--mode", "lexical", "--role", "test",
+                            "--format", "json").stdout)["hits"]
+    assert tests and {h["path"] for h in tests} == {"tests/test_http.py"}
+    connection = json.loads(sylk("search", "test_connection", str(root), "--mode", "lexical", "--role", "test",
+                                 "--format", "json").stdout)
+    assert all(h["path"] != "app/http.py" for h in connection["hits"])  # a library function named test_*
+
+
+def test_status_counts_skipped_files_by_reason_and_lists_them_all_on_request(binaries: Path):
+    """issue 13 #11: status named every skipped file; 300 binaries made a huge answer."""
+    assert sylk("index", str(binaries)).returncode == 0
+    r = sylk("status", str(binaries))
+    assert r.returncode == 0, r.stderr
+    assert "skipped       301 files" in r.stdout
+    assert "binary" in r.stdout and "300" in r.stdout and "too-large" in r.stdout and "big.py" in r.stdout
+    assert r.stdout.count("blob-") <= 20 and "--skipped" in r.stdout  # says how to see them all
+    st = json.loads(sylk("status", str(binaries), "--format", "json").stdout)
+    assert st["skipped"]["total"] == 301 and st["skipped"]["complete"] is False
+    reasons = {r["reason"]: r for r in st["skipped"]["byReason"]}
+    assert [r["reason"] for r in st["skipped"]["byReason"]] == ["binary", "too-large"]  # most first
+    assert reasons["binary"]["count"] == 300 and reasons["binary"]["files"] == [
+        f"blobs/blob-{i:03d}.bin" for i in range(20)]
+    assert reasons["too-large"] == {"reason": "too-large", "count": 1, "files": ["big.py"]}
+    every = sylk("status", str(binaries), "--skipped")
+    assert every.returncode == 0 and all(f"blobs/blob-{i:03d}.bin" in every.stdout for i in range(300))
+    full = json.loads(sylk("status", str(binaries), "--skipped", "--format", "json").stdout)["skipped"]
+    assert full["complete"] is True and full["total"] == 301
+    assert {r["reason"]: len(r["files"]) for r in full["byReason"]} == {"binary": 300, "too-large": 1}

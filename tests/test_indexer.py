@@ -127,8 +127,25 @@ def test_bad_files_are_counted_not_fatal(workspace: Path):
     assert report.skipped["too-large"] == 1
     assert report.replaced_utf8 == 1
     assert ws.search_symbols("after_bad_bytes")[0].path == "latin1.py"
-    reasons = {s.path: s.reason for s in ws.status().skipped}
+    skipped = ws.status().skipped
+    reasons = {path: r.reason for r in skipped.by_reason for path in r.files}
     assert reasons == {"blob.bin": "binary", "huge.py": "too-large"}
+    assert skipped.total == 2 and skipped.complete
+    ws.close()
+
+
+def test_status_names_the_first_skipped_files_of_each_reason(workspace: Path):
+    for i in range(25):
+        (workspace / f"blob{i:02d}.bin").write_bytes(b"\x00\x01" * 50)
+    (workspace / "huge.py").write_text("x = 1\n" * 400_000)
+    ws = open_ws(workspace)
+    ws.index()
+    sample = ws.status().skipped
+    assert (sample.total, sample.complete) == (26, False)
+    assert [(r.reason, r.count, r.files) for r in sample.by_reason] == [
+        ("binary", 25, tuple(f"blob{i:02d}.bin" for i in range(20))), ("too-large", 1, ("huge.py",))]
+    every = ws.status(skipped_limit=None).skipped
+    assert every.complete and [len(r.files) for r in every.by_reason] == [25, 1]
     ws.close()
 
 

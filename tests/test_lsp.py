@@ -376,3 +376,37 @@ async def test_clear_index_command_rebuilds_every_folder(workspace: Path, _isola
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_status_counts_skipped_files_by_reason_with_examples(binaries: Path, _isolated_index: Path):
+    """issue 13 #11: sylk/status named every skipped file. Now: counts by reason, the
+    first 20 files of each, and every file when asked (``skipped: "all"``)."""
+    from pygls.exceptions import JsonRpcException
+
+    client = await start(binaries, _isolated_index, "visual-studio-code")
+    try:
+        await wait_for_progress_end(client)
+        st = await client.protocol.send_request_async("sylk/status", {})
+        assert st.skipped.total == 301 and st.skipped.complete is False
+        assert [(r.reason, r.count) for r in st.skipped.byReason] == [("binary", 300), ("too-large", 1)]
+        binary, large = st.skipped.byReason
+        assert list(binary.files) == [f"blobs/blob-{i:03d}.bin" for i in range(20)]
+        assert list(large.files) == ["big.py"]
+        assert st.folders[0].skipped.total == 301 and len(st.folders[0].skipped.byReason[0].files) == 20
+
+        full = await client.protocol.send_request_async("sylk/status", {"skipped": "all"})
+        assert full.skipped.complete is True and len(full.skipped.byReason[0].files) == 300
+        by_command = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="sylk.status", arguments=[{"skipped": "all"}]))
+        assert by_command["skipped"]["complete"] is True
+        assert len(by_command["skipped"]["byReason"][0]["files"]) == 300
+        assert (await client.protocol.send_request_async("sylk/status", None)).skipped.complete is False
+
+        for bad in ({"skipped": "every"}, {"skipped": 5}, [1, 2]):
+            with pytest.raises(JsonRpcException) as err:
+                await client.protocol.send_request_async("sylk/status", bad)
+            assert err.value.code == -32602
+            assert ("skipped" if isinstance(bad, dict) else "params") in str(err.value)
+    finally:
+        await client.shutdown_session()
+        await client.stop()

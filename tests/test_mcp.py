@@ -95,7 +95,8 @@ async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
         assert sym.input_schema["required"] == ["query"]
         assert set(sym.input_schema["properties"]) == {"query", "limit", "offset"}
         assert "nextOffset" in sym.description and "search_code" in sym.description
-        assert tools["get_status"].input_schema["properties"] == {}
+        assert set(tools["get_status"].input_schema["properties"]) == {"skipped"}
+        assert tools["get_status"].input_schema["properties"]["skipped"]["enum"] == ["sample", "all"]
         assert tools["reindex"].input_schema["properties"]["wait"]["type"] == "boolean"
         assert "background" in tools["reindex"].description
         for name in ("search_code", "search_symbol", "get_status"):
@@ -372,3 +373,18 @@ def test_front_ends_stay_apart():
     assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr
     r = run(("mcp",), "sylk.cli, sylk.engine.workspace, sylk.search.hybrid, sylk.search.symbol_search")
     assert (r.returncode, r.stdout.strip()) == (0, "ok"), r.stderr
+
+
+async def test_status_counts_skipped_files_with_examples_and_all_on_request(binaries: Path, _isolated_index: Path):
+    """issue 13 #11: the same ``skipped`` as sylk/status: counts by reason, the first 20
+    files of each, every file with ``skipped="all"``."""
+    async with session(binaries, _isolated_index) as s:
+        st = await wait_until(s, indexed, "the index run")
+        assert st["skipped"]["total"] == 301 and st["skipped"]["complete"] is False
+        binary, large = st["skipped"]["byReason"]
+        assert (binary["reason"], binary["count"], len(binary["files"])) == ("binary", 300, 20)
+        assert large == {"reason": "too-large", "count": 1, "files": ["big.py"]}
+        full = await call(s, "get_status", skipped="all")
+        assert full["skipped"]["complete"] is True and len(full["skipped"]["byReason"][0]["files"]) == 300
+        bad = await call_error(s, "get_status", skipped="every")
+        assert "skipped" in bad

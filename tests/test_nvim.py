@@ -284,3 +284,29 @@ def test_neovim_plugin_renders_every_sample_of_the_protocol(tmp_path: Path) -> N
     assert full["items"] == len(samples["results"][0]["result"]["hits"])
     assert full["summary"].startswith(f"{samples['results'][0]['result']['totalHits']} hits")
     assert all(s["lines"] for s in report["statuses"])
+
+
+@needs_nvim
+def test_neovim_status_counts_skipped_files_by_reason(tmp_path: Path) -> None:
+    """:SylkStatus with sylk/status's ``skipped`` (issue 13 #11): counts by reason, not a
+    list of every file."""
+    status = {"ready": True, "indexing": False, "embedding": False, "root": "/ws", "files": 1, "symbols": 1,
+              "chunks": 1, "skipped": {"total": 301, "complete": False, "byReason": [
+                  {"reason": "binary", "count": 300, "files": [f"blobs/blob-{i:03d}.bin" for i in range(20)]},
+                  {"reason": "too-large", "count": 1, "files": ["big.py"]}]}}
+    out = tmp_path / "lines.json"
+    script = tmp_path / "status.lua"
+    script.write_text(f"""
+vim.opt.runtimepath:append({json.dumps(str(PLUGIN))})
+local ok, lines = pcall(require("sylk.format").status_lines, vim.json.decode({json.dumps(json.dumps(status))}))
+local f = io.open({json.dumps(str(out))}, "w")
+f:write(vim.json.encode({{ok = ok, lines = lines}}))
+f:close()
+vim.cmd("qa!")
+""")
+    assert NVIM is not None
+    subprocess.run([NVIM, "--headless", "--clean", "-u", str(script)], stdin=subprocess.DEVNULL, capture_output=True,
+                   text=True, timeout=TIMEOUT_S, env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+    report = json.loads(out.read_text())
+    assert report["ok"], report["lines"]
+    assert "Skipped: 301 files (binary 300, too-large 1)" in report["lines"]

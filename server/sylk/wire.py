@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from .config import camel
-from .engine.status import IndexStatus
+from .engine.status import SKIPPED_EXAMPLES, IndexStatus
 from .search.results import Hit, IndexState, SearchResult
 from .search.roles import roles_of
 from .search.symbol_search import SymbolHit
@@ -96,7 +96,18 @@ def symbol_json(hit: SymbolHit) -> dict[str, Any]:
             "signature": s.signature}
 
 
+# status's ``skipped`` option: name the first SKIPPED_EXAMPLES skipped files of each
+# reason ("sample", the default), or every one ("all")
+SKIPPED_CHOICES = ("sample", "all")
+
+
+def skipped_limit(choice: str) -> int | None:
+    """How many skipped files of each reason a status names for a ``skipped`` choice."""
+    return None if choice == "all" else SKIPPED_EXAMPLES
+
+
 def status_json(status: IndexStatus) -> dict[str, Any]:
     """One workspace's index (``sylk/status``, ``sylk status --format json``; MCP's
-    ``get_status`` picks from it)."""
+    ``get_status`` picks from it). ``skipped``: {``total``, ``complete``, ``byReason``:
+    [{``reason``, ``count``, ``files``}]}, most files first."""
     return camel_dict(status)

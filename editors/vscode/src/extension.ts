@@ -28,12 +28,13 @@ import {
   SearchMode,
   SearchResult,
   STATUS_REQUEST,
+  StatusParams,
   SYLK_SCHEME,
 } from "./protocol";
 import { semanticSearch } from "./searchPicker";
 import { defaultEnvironment, resolveServerPath } from "./serverPath";
 import { JsonObject, SECTION, serverSettingKeys, toServerSettings, userValue } from "./settings";
-import { describeStatus, ProgressTracker, statusBarView } from "./statusModel";
+import { describeStatus, ProgressTracker, skippedLines, statusBarView } from "./statusModel";
 import { commandLinks, OPEN_URI_COMMAND, SylkDocuments } from "./sylkDocuments";
 
 const STATUS_REFRESH_MS = 30_000;
@@ -254,7 +255,8 @@ class Sylk implements vscode.Disposable {
       return undefined;
     }
     try {
-      this.status = await client.sendRequest<IndexStatus>(STATUS_REQUEST, {});
+      const params: StatusParams = { skipped: "sample" };
+      this.status = await client.sendRequest<IndexStatus>(STATUS_REQUEST, params);
     } catch (err) {
       this.output.appendLine(`Sylk: ${STATUS_REQUEST} failed: ${errorText(err)}`);
     }
@@ -337,9 +339,7 @@ class Sylk implements vscode.Disposable {
     }
     this.output.appendLine(`--- Sylk index status (${new Date().toLocaleString()}) ---`);
     lines.forEach((l) => this.output.appendLine(l));
-    for (const s of status.skipped ?? []) {
-      this.output.appendLine(`  skipped ${s.path}: ${s.reason}`);
-    }
+    skippedLines(status).forEach((l) => this.output.appendLine(l));
     const choice = await vscode.window.showInformationMessage(
       `Sylk: ${lines[0]}`,
       { detail: lines.slice(1).join("\n") },

@@ -117,6 +117,27 @@ export interface SearchResult {
   message?: string;
 }
 
+/** The files the index left out for one reason (binary, too-large, ...), in path order. */
+export interface SkippedReason {
+  reason: string;
+  count: number;
+  /** The first 20 of them, or every one when `skipped: "all"` was asked. */
+  files: string[];
+}
+
+/** `sylk/status`'s skipped files: the total, and per reason (most files first) a count and examples. */
+export interface SkippedFiles {
+  total: number;
+  /** Every skipped file is listed in `byReason[].files`. */
+  complete: boolean;
+  byReason: SkippedReason[];
+}
+
+/** `sylk/status` params: `skipped` "sample" (the default: 20 files of each reason) or "all". */
+export interface StatusParams {
+  skipped?: "sample" | "all";
+}
+
 /** `sylk/status`: the server's state plus the index's (only `ready`, `indexing`, `embedding` are always there). */
 export interface IndexStatus {
   ready: boolean;
@@ -132,7 +153,7 @@ export interface IndexStatus {
   languages?: { language: string; files: number; symbols: number }[];
   indexBytes?: number;
   lastIndexed?: number | null;
-  skipped?: { path: string; reason: string }[];
+  skipped?: SkippedFiles;
   readOnly?: boolean;
   semantic?: { ready: boolean; model: string | null; message: string | null };
   watch?: { active: boolean; error: string | null; pendingChanges: number; changesApplied: number };

@@ -116,8 +116,9 @@ export function describeStatus(status: IndexStatus): string[] {
   if (status.lastRun) {
     lines.push(`Last run: ${status.lastRun}`);
   }
-  if (status.skipped && status.skipped.length > 0) {
-    lines.push(`Skipped: ${status.skipped.length} file${status.skipped.length === 1 ? "" : "s"}`);
+  if (status.skipped && status.skipped.total > 0) {
+    const reasons = status.skipped.byReason.map((r) => `${r.reason} ${r.count}`).join(", ");
+    lines.push(`Skipped: ${status.skipped.total} file${status.skipped.total === 1 ? "" : "s"} (${reasons})`);
   }
   if (status.readOnly) {
     lines.push("Read-only: another Sylk process owns this index.");
@@ -162,4 +163,19 @@ export function statusBarView(progress: ActiveProgress | undefined, status: Inde
     }
   }
   return { text, tooltip };
+}
+
+/**
+ * The skipped files for the output channel: each listed file with its reason, then how
+ * many more of a reason the status left out (it names the first 20 of each).
+ */
+export function skippedLines(status: IndexStatus): string[] {
+  const lines: string[] = [];
+  for (const r of status.skipped?.byReason ?? []) {
+    r.files.forEach((f) => lines.push(`  skipped ${f}: ${r.reason}`));
+    if (r.count > r.files.length) {
+      lines.push(`  ... and ${r.count - r.files.length} more ${r.reason} (\`sylk status --skipped\` lists every one)`);
+    }
+  }
+  return lines;
 }

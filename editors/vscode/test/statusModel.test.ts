@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { EMBEDDING_TITLE, IndexStatus, INDEXING_TITLE } from "../src/protocol";
-import { describeStatus, formatBytes, ProgressTracker, statusBarView } from "../src/statusModel";
+import { describeStatus, formatBytes, ProgressTracker, skippedLines, statusBarView } from "../src/statusModel";
 
 const indexed: IndexStatus = {
   ready: true,
@@ -70,7 +70,7 @@ test("starting and failing", () => {
 test("the status lines say what a user asks: sizes, languages, semantic state, skipped files", () => {
   const lines = describeStatus({
     ...indexed,
-    skipped: [{ path: "big.bin", reason: "binary" }],
+    skipped: { total: 1, complete: true, byReason: [{ reason: "binary", count: 1, files: ["big.bin"] }] },
     watch: { active: true, error: null, pendingChanges: 3, changesApplied: 7 },
   });
   assert.deepEqual(lines, [
@@ -79,13 +79,37 @@ test("the status lines say what a user asks: sizes, languages, semantic state, s
     "Following changes on disk (3 waiting)",
     "Languages: python 4, go 1",
     "Last run: 16 files, 139 symbols indexed in 0.5s",
-    "Skipped: 1 file",
+    "Skipped: 1 file (binary 1)",
     "Index: /cache/sylk/ws-123 (3.0 MiB)",
   ]);
   const broken = describeStatus({ ...indexed, watch: { active: false, error: "inotify limit reached", pendingChanges: 0, changesApplied: 0 } });
   assert.ok(broken.includes("Not following changes on disk: inotify limit reached"));
   assert.equal(formatBytes(512), "512 B");
   assert.equal(formatBytes(1536), "1.5 KiB");
+});
+
+test("thousands of skipped files: counts by reason, the files the status names, how many more", () => {
+  const binaries = Array.from({ length: 20 }, (_, i) => `blobs/blob-${String(i).padStart(3, "0")}.bin`);
+  const status: IndexStatus = {
+    ...indexed,
+    skipped: {
+      total: 3001,
+      complete: false,
+      byReason: [
+        { reason: "binary", count: 3000, files: binaries },
+        { reason: "too-large", count: 1, files: ["big.py"] },
+      ],
+    },
+  };
+  assert.ok(describeStatus(status).includes("Skipped: 3001 files (binary 3000, too-large 1)"));
+  const lines = skippedLines(status);
+  assert.equal(lines.length, 22);
+  assert.equal(lines[0], "  skipped blobs/blob-000.bin: binary");
+  assert.equal(lines[20], "  ... and 2980 more binary (`sylk status --skipped` lists every one)");
+  assert.equal(lines[21], "  skipped big.py: too-large");
+  assert.deepEqual(skippedLines({ ...indexed }), []);
+  const none = { ...indexed, skipped: { total: 0, complete: true, byReason: [] } };
+  assert.ok(!describeStatus(none).some((l) => l.startsWith("Skipped")));
 });
 
 test("the pure modules do not import vscode (so these tests need no VS Code)", () => {

@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("default", "json"), default="default")
     p.add_argument("--verify", action="store_true",
                    help="compare the manifest, the text index, the vectors and the disk; exit 1 on drift")
+    p.add_argument("--skipped", action="store_true",
+                   help="list every skipped file (default: the count per reason and the first 20 of each)")
     p.set_defaults(run="commands:cmd_status")
 
     p = sub.add_parser("clear", help="delete a workspace's index")

@@ -21,7 +21,15 @@ from ..errors import IndexError_
 from ..model import is_virtual
 from .args import workspace_root
 from .errors import CliError
-from .render import STALE_MARK, explain_line, explanation_line, human_size, print_verification, verification_json
+from .render import (
+    STALE_MARK,
+    explain_line,
+    explanation_line,
+    human_size,
+    print_skipped,
+    print_verification,
+    verification_json,
+)
 
 KIND_WIDTH = 11
 
@@ -251,7 +259,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 1
     ws = _open(root, writable=False, settings=settings)
     try:
-        st = ws.status()
+        st = ws.status(skipped_limit=wire.skipped_limit("all" if args.skipped else "sample"))
         check = ws.verify() if args.verify else None
     finally:
         ws.close()
@@ -272,14 +280,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if st.languages:
         print("languages     " + ", ".join(f"{lc.language} {lc.files} files/{lc.symbols} symbols"
                                            for lc in st.languages))
-    if st.skipped:
-        by_reason: dict[str, list[str]] = {}
-        for s in st.skipped:
-            by_reason.setdefault(s.reason, []).append(s.path)
-        print(f"skipped       {len(st.skipped)} files")
-        for reason, paths in sorted(by_reason.items()):
-            shown = ", ".join(paths[:5]) + (f", ... ({len(paths) - 5} more)" if len(paths) > 5 else "")
-            print(f"  {reason:<18} {len(paths):>5}  {shown}")
+    print_skipped(st.skipped, every=args.skipped)
     print(f"merkle root   {st.merkle_root}")
     if check is not None:
         print_verification(check)

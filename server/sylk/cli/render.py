@@ -8,6 +8,7 @@ import attrs
 
 from .. import wire
 from ..config import camel
+from ..engine.status import SkippedFiles
 from ..search.results import Explanation, Hit
 from ..store.integrity import SAMPLES, Verification
 
@@ -96,3 +97,28 @@ def explanation_line(e: Explanation) -> str:
     elif e.fusion == "rrf":
         parts.append(f"fused by reciprocal rank, {e.depth} candidates a side")
     return "; ".join(parts)
+
+
+SKIPPED_INLINE = 5  # skipped files named on a reason's line, without --skipped
+
+
+def print_skipped(skipped: SkippedFiles, every: bool) -> None:
+    """``sylk status``'s skipped files: a line per reason with its count and the first
+    few files; with ``every``, every file on a line of its own."""
+    if not skipped.total:
+        return
+    print(f"skipped       {skipped.total} files")
+    cut = False
+    for r in skipped.by_reason:
+        if every:
+            print(f"  {r.reason:<18} {r.count:>5}")
+            for path in r.files:
+                print(f"    {path}")
+            continue
+        shown = ", ".join(r.files[:SKIPPED_INLINE])
+        if r.count > SKIPPED_INLINE:
+            shown += f", ... ({r.count - SKIPPED_INLINE} more)"
+            cut = True
+        print(f"  {r.reason:<18} {r.count:>5}  {shown}")
+    if cut:
+        print("              ('sylk status --skipped' lists every skipped file)")

@@ -16,12 +16,27 @@ class LanguageCount:
     symbols: int
 
 
-@attrs.frozen
-class SkippedFile:
-    """A file the index run left out, and why (binary, too-large, ...)."""
+# How many skipped files of each reason a status names unless asked for every one: a tree
+# of thousands of binaries must not make every status answer list them all.
+SKIPPED_EXAMPLES = 20
 
-    path: str
+
+@attrs.frozen
+class SkippedReason:
+    """The files the index run left out for one reason (binary, too-large, ...)."""
+
     reason: str
+    count: int
+    files: tuple[str, ...]  # in path order: the first SKIPPED_EXAMPLES, or all when asked
+
+
+@attrs.frozen
+class SkippedFiles:
+    """What the index run left out: how many files, per reason (most first), with examples."""
+
+    total: int
+    by_reason: tuple[SkippedReason, ...]
+    complete: bool  # every skipped file is listed in by_reason's files
 
 
 @attrs.frozen
@@ -35,7 +50,7 @@ class IndexStatus:
     languages: tuple[LanguageCount, ...]  # most files first
     index_bytes: int
     last_indexed: float | None  # seconds since the epoch; None: never
-    skipped: tuple[SkippedFile, ...]
+    skipped: SkippedFiles
     read_only: bool
     merkle_root: str
     chunks: int

@@ -39,7 +39,7 @@ from . import documents
 from .embedding import EmbedQueue
 from .indexer import Indexer, IndexReport, Progress
 from .planner import Planner
-from .status import IndexStatus, LanguageCount, SkippedFile
+from .status import SKIPPED_EXAMPLES, IndexStatus, LanguageCount, SkippedFiles, SkippedReason
 from .symbol_index import SymbolIndex
 
 INDEX_SIZE_TTL_S = 5.0
@@ -277,7 +277,18 @@ class Workspace:
             cached = self._size_cache = (now, total)
         return cached[1]
 
-    def status(self) -> IndexStatus:
+    def _skipped_files(self, limit: int | None = SKIPPED_EXAMPLES) -> SkippedFiles:
+        """The files the index left out: counts per reason, and the first ``limit`` files
+        of each reason (every one when ``limit`` is None)."""
+        counts = self.manifest.skipped_counts()
+        paths = self.manifest.skipped_paths(limit)
+        by_reason = tuple(SkippedReason(reason, n, tuple(paths.get(reason, ()))) for reason, n in counts.items())
+        return SkippedFiles(total=sum(counts.values()), by_reason=by_reason,
+                            complete=all(r.count == len(r.files) for r in by_reason))
+
+    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> IndexStatus:
+        """The index's counts; ``skipped_limit``: how many skipped files of each reason to
+        name (None: all)."""
         counts = self.manifest.counts()
         last = self.manifest.get_meta("last_indexed")
         chunks = self.manifest.chunk_counts()
@@ -285,7 +296,7 @@ class Workspace:
             root=str(self.root), index_dir=str(self.index_dir), files=counts["files"], symbols=counts["symbols"],
             languages=tuple(LanguageCount(lang, f, s or 0) for lang, f, s in self.manifest.languages()),
             index_bytes=self._index_bytes(), last_indexed=float(last) if last else None,
-            skipped=tuple(SkippedFile(p, r) for p, r in self.manifest.skipped()), read_only=not self.writable,
+            skipped=self._skipped_files(skipped_limit), read_only=not self.writable,
             merkle_root=self.manifest.merkle_root(store=self.writable),
             chunks=chunks["chunks"], embedded=chunks["embedded"], pending=chunks["pending"])
 

@@ -18,7 +18,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from .. import config
-from . import documents, hover, search, settings, symbols
+from .. import wire as shared
+from . import convert, documents, hover, search, settings, symbols
 from .handlers import command, feature
 from .server import CMD_CLEAR, CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, roots_of
 
@@ -37,6 +38,20 @@ def register_enabled(ls: SylkServer) -> None:
     for method, enabled, setup in OPTIONAL:
         if method not in ls.protocol.fm.features and any(enabled(s) for s in every):
             setup(ls)
+
+
+def skipped_limit_of(params: Any) -> int | None:
+    """``sylk/status`` params (absent, or an object with ``skipped``: "sample" or "all"):
+    how many skipped files of each reason to name."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise JsonRpcInvalidParams("params: expected an object, e.g. {\"skipped\": \"all\"}")
+    choice = params.get("skipped", "sample")
+    if choice not in shared.SKIPPED_CHOICES:
+        raise JsonRpcInvalidParams(f"skipped: expected one of {', '.join(map(repr, shared.SKIPPED_CHOICES))}, "
+                                   f"got {choice!r}")
+    return shared.skipped_limit(choice)
 
 
 def create_server() -> SylkServer:
@@ -85,11 +100,14 @@ def create_server() -> SylkServer:
 
     @feature(server, "status", STATUS)
     def sylk_status(ls: SylkServer, params: Any) -> dict[str, Any]:
-        return ls.status()
+        return ls.status(skipped_limit_of(convert.params_dict(params)))
 
     @command(server, "status", CMD_STATUS)
     def cmd_status(ls: SylkServer, *args: Any) -> dict[str, Any]:
-        return ls.status()
+        arg = args[0] if args else None
+        if isinstance(arg, list):  # pygls hands the arguments over as one list
+            arg = arg[0] if arg else None
+        return ls.status(skipped_limit_of(convert.params_dict(arg)))
 
     @command(server, "lifecycle", CMD_REINDEX)
     async def cmd_reindex(ls: SylkServer, *args: Any) -> dict[str, Any]:

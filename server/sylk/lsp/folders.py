@@ -21,6 +21,7 @@ from lsprotocol import types
 
 from .. import config, wire
 from ..engine.indexer import IndexReport, Progress
+from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from ..service import WorkspaceService
@@ -144,7 +145,7 @@ class Folder(Reporter):
         self.host.end_progress(handle, message)
 
     # state ---------------------------------------------------------------------------
-    def status(self) -> dict[str, Any]:
+    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
         service, engine = self.service, self.service.engine
         watcher = service.watcher
         out: dict[str, Any] = {
@@ -154,7 +155,7 @@ class Folder(Reporter):
             "watch": {"active": service.watching, "error": watcher.error if watcher else None,
                       "pendingChanges": service.changes.pending, "changesApplied": service.changes_applied}}
         if engine is not None:
-            out.update(wire.status_json(engine.status()))
+            out.update(wire.status_json(engine.status(skipped_limit)))
             out["semantic"] = {"ready": engine.semantic_ready, "state": self.semantic_state(),
                                "model": engine.embedder.model_id if engine.embedder else None,
                                "message": engine.semantic_message}

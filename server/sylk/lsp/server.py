@@ -25,6 +25,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__, config
+from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from ..steps import INDEXING
@@ -260,10 +261,11 @@ class SylkServer(LanguageServer):
     def indexing(self) -> bool:
         return any(f.indexing for f in self.folders.values())
 
-    def status(self) -> dict[str, Any]:
+    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
         """The first folder's state at the top level (the common single-folder case), every
-        folder's under ``folders``, and the watch counters summed."""
-        per = [f.status() for f in self.folders.values()]
+        folder's under ``folders``, and the watch counters summed. ``skipped_limit``: how
+        many skipped files of each reason to name (None: all)."""
+        per = [f.status(skipped_limit) for f in self.folders.values()]
         if not per:
             return {"ready": False, "indexing": False, "embedding": False, "folders": [],
                     "watch": {"active": False, "error": None, "pendingChanges": 0, "changesApplied": 0}}

@@ -34,6 +34,7 @@ from pydantic import Field
 from .. import __version__, config
 from .. import wire as shared
 from ..engine.indexer import IndexReport
+from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..search.query import MODES, TYPES, QueryError, request_from_params
 from ..search.roles import ROLES
@@ -50,6 +51,7 @@ REINDEX_WAIT_S = 45.0  # reindex(wait=true) reports "still running" after this (
 
 ModeName = Literal[MODES]  # type: ignore[valid-type]
 RoleName = Literal[ROLES]  # type: ignore[valid-type]
+SkippedChoice = Literal[shared.SKIPPED_CHOICES]  # type: ignore[valid-type]
 
 INSTRUCTIONS = """\
 Sylk searches this workspace's code locally: an index of symbols (definitions), \
@@ -105,8 +107,9 @@ Pagination: pass the returned nextOffset as offset (null: no more)."""
 
 GET_STATUS_DOC = """\
 The index of this workspace: files, symbols, chunks, how many chunks are embedded and \
-pending (semantic search covers only embedded chunks), languages, skipped files by \
-reason, the last indexing run, and what runs now ("state": opening, indexing, \
+pending (semantic search covers only embedded chunks), languages, skipped files \
+(total, and per reason its count and the first 20 files; skipped="all" lists every \
+one), the last indexing run, and what runs now ("state": opening, indexing, \
 embedding or ready, with progress). Poll it after reindex to follow the embedding."""
 
 REINDEX_DOC = """\
@@ -153,8 +156,8 @@ class Service(Reporter):
             return "indexing"
         return "embedding" if ws.embedding else "ready"
 
-    def status(self) -> dict[str, Any]:
-        return wire.status_json(self.workspace, self.state(), self.notes)
+    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
+        return wire.status_json(self.workspace, self.state(), self.notes, skipped_limit)
 
 
 LOG_LEVELS = {Severity.ERROR: logging.ERROR, Severity.WARNING: logging.WARNING, Severity.INFO: logging.INFO,
@@ -302,10 +305,14 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
                 "nextOffset": _page(offset, len(page), more), **_indexing_note()}
 
     @app.tool(description=GET_STATUS_DOC, annotations=read_only)
-    async def get_status() -> dict[str, Any]:
+    async def get_status(
+        skipped: Annotated[SkippedChoice, Field(description="Skipped files to list: the first 20 of each reason "
+                                                            "(sample), or every one (all)")] = "sample",
+    ) -> dict[str, Any]:
+        limit = shared.skipped_limit(skipped)
         if not workspace.opened.is_set():
-            return service.status()
-        return await anyio.to_thread.run_sync(service.status)
+            return service.status(limit)
+        return await anyio.to_thread.run_sync(service.status, limit)
 
     @app.tool(description=REINDEX_DOC,
               annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,

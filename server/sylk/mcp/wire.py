@@ -4,12 +4,12 @@ search is. Hits and symbols are the shapes shared with the CLI (sylk/wire.py).""
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from .. import wire
 from ..engine.indexer import IndexReport
+from ..engine.status import SKIPPED_EXAMPLES
 from ..search.results import IndexState
 from ..service import WorkspaceService
 
@@ -39,15 +39,17 @@ def semantic_json(index: IndexState, state: str, message: str | None) -> dict[st
     return out
 
 
-def status_json(ws: WorkspaceService, state: str, notes: Sequence[str]) -> dict[str, Any]:
-    """``get_status``: the service's state (``state``), its index, its runs, and ``notes``."""
+def status_json(ws: WorkspaceService, state: str, notes: Sequence[str],
+                skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
+    """``get_status``: the service's state (``state``), its index (``skipped_limit``
+    skipped files of each reason named; None: all), its runs, and ``notes``."""
     engine = ws.engine
     out: dict[str, Any] = {"root": str(ws.root), "state": state}
     if engine is None:
         if ws.open_error:
             out["error"] = ws.open_error
         return out
-    st = wire.status_json(engine.status())
+    st = wire.status_json(engine.status(skipped_limit))
     out.update({
         "files": st["files"], "symbols": st["symbols"],
         "chunks": st["chunks"], "embedded": st["embedded"], "pending": st["pending"],
@@ -58,8 +60,7 @@ def status_json(ws: WorkspaceService, state: str, notes: Sequence[str]) -> dict[
     })
     if engine.read_only_reason:
         out["readOnlyReason"] = engine.read_only_reason
-    if st["skipped"]:
-        out["skipped"] = dict(Counter(s["reason"] for s in st["skipped"]).most_common())
+    out["skipped"] = st["skipped"]
     out["indexing"] = {"active": ws.indexing, "filesDone": ws.index_progress.done,
                        "filesTotal": ws.index_progress.total}
     out["embedding"] = {"active": ws.embedding, "chunksDone": ws.embed_progress.done,

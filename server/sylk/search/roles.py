@@ -2,9 +2,23 @@
 where naming conventions hold (they do in most code bases).
 
 Roles: ``test``, ``repository``, ``service``, ``handler``, ``command``, ``query``,
-``entity``. A method takes its class's role (``UserRepository.save`` is repository
-code); tests are also told by their file (``test_*.py``, ``*_test.go``,
-``*.spec.ts``, a ``tests/`` folder).
+``entity``.
+
+``test`` comes from where the code lives, as each language's test runner finds tests:
+test folders (``tests/``, ``__tests__/``, ``spec/``, ``idle_test/``, Go's
+``testdata/``), test files (``test_*.py``, ``*_test.py``, ``tests.py``,
+``conftest.py``, ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ``*_spec.rb``,
+``FooTest.java``, ``FooTests.cs``). A name decides only where the language puts tests
+beside other code under a fixed name: a class named ``*Test``/``*Tests``/``*TestCase``
+in Java, Kotlin, Scala, Groovy and C#, and Rust's ``mod tests``. Elsewhere a name like
+``test_jpeg`` (imghdr's detector), ``TestCase`` (unittest itself), ``TypeSpec`` or
+``should_retry`` says nothing about being a test.
+
+The other roles come from a type's last word (``UserRepository``, ``OrderService``);
+its members take its role (``UserRepository.save`` is repository code); a function's
+first word tells handlers and commands (``handle_webhook``, ``cmd_push``). Constants,
+variables, fields and headings get a role only from their owner, never from their own
+name (``DLT_JUNIPER_SERVICES`` is not a service).
 """
 
 from __future__ import annotations
@@ -13,13 +27,27 @@ import re
 
 ROLES = ("test", "repository", "service", "handler", "command", "query", "entity")
 
-_TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs)/|(^|/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|/)[^/]*Tests?\.[a-z]+$")
-_TEST_NAME = re.compile(r"^(test_?|Test[A-Z_]|it_|should_)|(Test|Tests|Spec|_test)$")
+_TEST_DIR = r"(?:tests?|__tests__|__test__|specs?|testdata|[^/]+_tests?)"
+_TEST_FILE = (
+    r"test_[^/]*\.py|[^/]+_test\.py|tests?\.py|conftest\.py"  # pytest, unittest, Django
+    r"|[^/]+_test\.go"  # go test
+    r"|[^/]+\.(?:test|spec)\.[cm]?[jt]sx?"  # jest, vitest, mocha, jasmine
+    r"|[^/]+_(?:spec|test)\.rb|test_[^/]*\.rb"  # rspec, minitest
+    r"|[^/]+(?:Test|Tests|TestCase|IT|Spec)\.(?:java|kt|scala|groovy|cs)"  # JUnit, NUnit, ScalaTest, Spock
+    r"|[^/]+_(?:unit)?test\.(?:c|cc|cpp|cxx)"  # googletest
+)
+_TEST_PATH = re.compile(rf"(?:^|/){_TEST_DIR}/|(?:^|/)(?:{_TEST_FILE})$")
+# languages where a test class may sit in a file of another name, and how it is named
+_CLASS_TEST_LANGUAGES = re.compile(r"\.(?:java|kt|scala|groovy|cs)$")
+_TEST_CLASS = re.compile(r"(?:Test|Tests|TestCase)$")
+_RUST_TEST_MODULE = frozenset({"test", "tests"})
+
+# kinds whose own name tells a role (a type's); members take their owner's
+_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "module", "namespace"})
+_MEMBER_KINDS = frozenset({"method", "constructor", "field", "property"})
 # suffix of a type (or container) name -> role; checked on the last word of the name
 _SUFFIX: dict[str, str] = {
     "repository": "repository", "repo": "repository", "dao": "repository", "store": "repository",
-    "storage": "repository",
     "service": "service", "services": "service",
     "handler": "handler", "controller": "handler", "resolver": "handler", "endpoint": "handler",
     "middleware": "handler", "listener": "handler", "consumer": "handler",
@@ -45,14 +73,29 @@ def _first_word(name: str) -> str:
     return m.group(0).lower() if m else ""
 
 
+def is_test_path(path: str) -> bool:
+    """Whether ``path`` (relative, ``/``-separated) is in a test folder or is a test file."""
+    return bool(path) and _TEST_PATH.search(path) is not None
+
+
+def _is_test_by_name(kind: str, name: str, container: str, path: str) -> bool:
+    if _CLASS_TEST_LANGUAGES.search(path):
+        owners = container.split(".") if container else []
+        return any(_TEST_CLASS.search(n) for n in owners + ([name] if kind in _TYPE_KINDS else []))
+    if path.endswith(".rs"):
+        return bool(container) and any(part in _RUST_TEST_MODULE for part in re.split(r"\.|::", container))
+    return False
+
+
 def roles_of(kind: str, name: str, container: str, path: str) -> tuple[str, ...]:
     """The roles of a symbol (or chunk) named ``name`` in ``container`` at ``path``."""
+    path = path or ""
     out: list[str] = []
-    if _TEST_PATH.search(path) or (name and _TEST_NAME.search(name)) or \
-            (container and _TEST_NAME.search(container.rpartition(".")[2])):
+    if is_test_path(path) or _is_test_by_name(kind, name, container, path):
         out.append("test")
     owner = container.rpartition(".")[2] if container else ""
-    for candidate in (name if kind not in ("function", "method", "constructor") else "", owner):
+    candidates = ([name] if kind in _TYPE_KINDS else []) + ([owner] if kind in _MEMBER_KINDS | {"function"} else [])
+    for candidate in candidates:
         role = _SUFFIX.get(_last_word(candidate)) if candidate else None
         if role and role not in out:
             out.append(role)

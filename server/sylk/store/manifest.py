@@ -264,6 +264,27 @@ class Manifest(Annotations):
         with self._lock:
             return self._db.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall()
 
+    def skipped_counts(self) -> dict[str, int]:
+        """Skipped files per reason, the most first (then by reason)."""
+        with self._lock:
+            return dict(self._db.execute(
+                "SELECT reason, COUNT(*) AS n FROM skipped GROUP BY reason ORDER BY n DESC, reason").fetchall())
+
+    def skipped_paths(self, per_reason: int | None) -> dict[str, list[str]]:
+        """The skipped files of each reason in path order: the first ``per_reason`` of
+        each, or all of them (None)."""
+        ranked = "SELECT reason, path, ROW_NUMBER() OVER (PARTITION BY reason ORDER BY path) AS n FROM skipped"
+        with self._lock:
+            if per_reason is None:
+                rows = self._db.execute("SELECT reason, path FROM skipped ORDER BY reason, path").fetchall()
+            else:
+                rows = self._db.execute(f"SELECT reason, path FROM ({ranked}) WHERE n <= ? ORDER BY reason, path",
+                                        (per_reason,)).fetchall()
+        out: dict[str, list[str]] = {}
+        for reason, path in rows:
+            out.setdefault(reason, []).append(path)
+        return out
+
     def skipped_stats(self) -> dict[str, tuple[int, int, str]]:
         """(size, mtime_ns, reason) of files skipped for their content (binary), to skip
         them again without reading them while they do not change."""

@@ -154,8 +154,15 @@ function M.status_lines(status)
   if present(status.lastRun) then
     table.insert(lines, "Last run: " .. status.lastRun)
   end
-  if present(status.skipped) and #status.skipped > 0 then
-    table.insert(lines, string.format("Skipped: %d file%s", #status.skipped, #status.skipped == 1 and "" or "s"))
+  local skipped = status.skipped
+  if present(skipped) and present(skipped.total) and skipped.total > 0 then
+    -- counts by reason; the server names only the first 20 files of each (`sylk status --skipped`: all)
+    local reasons = {}
+    for _, r in ipairs(present(skipped.byReason) and skipped.byReason or {}) do
+      table.insert(reasons, r.reason .. " " .. r.count)
+    end
+    table.insert(lines, string.format("Skipped: %d file%s (%s)", skipped.total, skipped.total == 1 and "" or "s",
+      table.concat(reasons, ", ")))
   end
   if status.readOnly then
     table.insert(lines, "Read-only: another Sylk process owns this index")
