@@ -110,6 +110,8 @@ def test_the_servers_answers_are_valid_against_the_schema(raw_lsp: Any, shop: Pa
     while not (status.get("ready") and status.get("chunks") and status.get("embedded") == status.get("chunks")):
         status = server.request(next(ids), "sylk/status", {})["result"]
         assert errors("Status", status) == []
+    assert errors("StatusParams", {"skipped": "all"}) == []
+    assert errors("Status", server.request(next(ids), "sylk/status", {"skipped": "all"})["result"]) == []
     commits = 0
     while commits < 2:  # the history is read after the files
         found = server.request(next(ids), "sylk/search", {"query": "retry", "filters": {"types": ["git_commit"]}})

@@ -73,8 +73,17 @@ export interface SearchHit {
   /** null for a commit. */
   snippetRange: Range | null;
   highlights: Range[];
+  /** Where the hit sits: definition, test, docs, config, ... (from names and paths). */
+  roles: string[];
+  /** The last commit's author and time (seconds since the epoch) of the file, when it is in git. */
+  author: string | null;
+  modified: number | null;
+  /** The user's tags of the file or document. */
+  tags?: string[];
+  /** `explain: true`: each side's rank and raw score, and the fused score. */
+  explain?: HitExplain;
   /** The file changed since it was indexed and the chunk is not in it any more: the range is the indexed one. */
-  stale?: boolean;
+  stale: boolean;
   /** A virtual document's hit. */
   document?: { id: string; type?: string; title?: string; tags?: string[]; metadata?: Record<string, unknown> };
   /** A commit's hit (`type` "git_commit"). */
@@ -106,6 +115,32 @@ export interface IndexState {
   ready: boolean;
 }
 
+export interface HitExplain {
+  lexicalRank: number | null;
+  lexicalScore: number | null;
+  semanticRank: number | null;
+  semanticScore: number | null;
+  fusedScore: number;
+}
+
+/** `explain: true`: how the query was read and fused. */
+export interface QueryExplain {
+  style: "identifier" | "natural" | "mixed";
+  identifiers: string[];
+  words: string[];
+  dropped: string[];
+  fusion: "convex" | "rrf" | "lexical" | "semantic";
+  alpha: number | null;
+  depth: number;
+}
+
+export interface RelatedFile {
+  path: string | null;
+  module: string;
+  importedBy: string[];
+  uri?: string;
+}
+
 export interface SearchResult {
   query: string;
   mode: SearchMode;
@@ -115,6 +150,20 @@ export interface SearchResult {
   facets: Record<string, FacetValue[]>;
   index: IndexState;
   message?: string;
+  explain?: QueryExplain;
+  relatedFiles?: RelatedFile[];
+  expandedTerms?: string[];
+  /** `groupBy`: indexes into `hits`. */
+  groups?: { value: string | null; count: number; hits: number[] }[];
+  followUps?: { query: string; options: string; reason: string }[];
+  summary?: {
+    totalHits: number;
+    returned: number;
+    files: number;
+    topFiles: { path: string | null; hits: number }[];
+    languages: Record<string, number>;
+    kinds: Record<string, number>;
+  };
 }
 
 /** The files the index left out for one reason (binary, too-large, ...), in path order. */
@@ -155,7 +204,34 @@ export interface IndexStatus {
   lastIndexed?: number | null;
   skipped?: SkippedFiles;
   readOnly?: boolean;
-  semantic?: { ready: boolean; model: string | null; message: string | null };
+  merkleRoot?: string;
+  semantic?: { ready: boolean; state: string; model: string | null; message: string | null };
   watch?: { active: boolean; error: string | null; pendingChanges: number; changesApplied: number };
   lastRun?: string;
+  /** Every workspace folder's own status (the fields above are the first folder's); always sent. */
+  folders?: Omit<IndexStatus, "folders">[];
 }
+
+/**
+ * Every field of each answer, for test/protocol.test.ts, which compares them with the
+ * server's schema (server/sylk/lsp/protocol.schema.json). TypeScript makes each list
+ * name every field of its interface and nothing else.
+ */
+type AllFields<T> = { readonly [K in keyof Required<T>]: true };
+
+export const SEARCH_HIT_FIELDS: AllFields<SearchHit> = {
+  uri: true, path: true, range: true, language: true, type: true, kind: true, symbol: true, containerName: true,
+  score: true, lexicalRank: true, semanticRank: true, snippet: true, snippetRange: true, highlights: true,
+  roles: true, author: true, modified: true, tags: true, explain: true, stale: true, document: true, commit: true,
+};
+
+export const SEARCH_RESULT_FIELDS: AllFields<SearchResult> = {
+  query: true, mode: true, tookMs: true, totalHits: true, hits: true, facets: true, index: true, message: true,
+  explain: true, relatedFiles: true, expandedTerms: true, groups: true, followUps: true, summary: true,
+};
+
+export const INDEX_STATUS_FIELDS: AllFields<IndexStatus> = {
+  ready: true, indexing: true, embedding: true, root: true, indexDir: true, files: true, symbols: true,
+  chunks: true, embedded: true, pending: true, languages: true, indexBytes: true, lastIndexed: true,
+  skipped: true, readOnly: true, merkleRoot: true, semantic: true, watch: true, lastRun: true, folders: true,
+};

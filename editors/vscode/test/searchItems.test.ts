@@ -34,6 +34,10 @@ const should: SearchHit = {
   snippet: "    def should_retry(self, attempt: int, status: int) -> bool:\n        return attempt < self.max_attempts and status in self.retryable_statuses",
   snippetRange: range(20, 22),
   highlights: [range(21, 21, 50, 55)],
+  roles: ["definition"],
+  author: null,
+  modified: null,
+  stale: false,
 };
 
 const readme: SearchHit = {

@@ -22,7 +22,7 @@ const indexed: IndexStatus = {
   ],
   indexBytes: 3 * 1024 * 1024,
   readOnly: false,
-  semantic: { ready: true, model: "sentence-transformers/all-MiniLM-L6-v2", message: null },
+  semantic: { ready: true, state: "ready", model: "sentence-transformers/all-MiniLM-L6-v2", message: null },
   lastRun: "16 files, 139 symbols indexed in 0.5s",
 };
 
@@ -51,7 +51,7 @@ test("idle: the number of files, and how much is embedded while incomplete", () 
   assert.equal(statusBarView(undefined, indexed).text, "$(database) Sylk: 16 files");
   const partial = { ...indexed, embedded: 33, pending: 66 };
   assert.equal(statusBarView(undefined, partial).text, "$(database) Sylk: 16 files · 33% embedded");
-  const lexical = { ...indexed, embedded: 0, pending: 99, semantic: { ready: false, model: null, message: "semantic search is off" } };
+  const lexical = { ...indexed, embedded: 0, pending: 99, semantic: { ready: false, state: "off", model: null, message: "semantic search is off" } };
   assert.equal(statusBarView(undefined, lexical).text, "$(database) Sylk: 16 files · lexical only");
   assert.equal(statusBarView(undefined, { ...indexed, readOnly: true }).text, "$(database) Sylk: 16 files (read-only)");
   const tooltip = statusBarView(undefined, indexed).tooltip;

@@ -24,6 +24,10 @@ const file: SearchHit = {
   snippet: "    def should_retry(self, attempt: int, status: int) -> bool:",
   snippetRange: range(20, 21),
   highlights: [range(20, 20, 15, 20)],
+  roles: ["definition"],
+  author: null,
+  modified: null,
+  stale: false,
 };
 
 const note: SearchHit = {
