@@ -280,6 +280,7 @@ def test_neovim_plugin_renders_every_sample_of_the_protocol(tmp_path: Path) -> N
             assert got["lnum"] >= hit["range"]["start"]["line"] + 1, sample["name"]
         if hit["symbol"]:
             assert hit["symbol"] in got["text"], sample["name"]
+        assert got["text"].startswith("[stale] ") == hit["stale"], (sample["name"], got["text"])
     full = report["results"][0]
     assert full["items"] == len(samples["results"][0]["result"]["hits"])
     assert full["summary"].startswith(f"{samples['results'][0]['result']['totalHits']} hits")

@@ -160,7 +160,8 @@ export function hitToItem(hit: SearchHit): HitItem {
   return {
     role: "hit",
     label: `$(${iconFor(hit)}) ${name}`,
-    description: location(hit),
+    // the file changed and the chunk is not in it any more: the line is where it was
+    description: hit.stale ? `${location(hit)} · stale, changed since indexed` : location(hit),
     detail: snippetLine(hit),
     alwaysShow: true,
     hit,

@@ -37,8 +37,9 @@ test("every sample hit becomes a picker item naming what it found", () => {
       assert.ok(item.label.includes(hit.symbol), `${name}: ${item.label}`);
     }
     if (hit.range) {
-      assert.ok(item.description.endsWith(`:${hit.range.start.line + 1}`), `${name}: ${item.description}`);
+      assert.ok(item.description.includes(`:${hit.range.start.line + 1}`), `${name}: ${item.description}`);
     }
+    assert.equal(item.description.includes("stale"), hit.stale, `${name}: ${item.description}`);
   }
 });
 

@@ -70,6 +70,9 @@ function M.qf_item(hit)
     local prefix = (kind ~= nil and kind ~= vim.NIL and kind ~= "") and ("[" .. kind .. "] ") or ""
     label = prefix .. name .. ": " .. label
   end
+  if hit.stale == true then -- the file changed and the chunk is not in it any more
+    label = "[stale] " .. label
+  end
   return {
     -- a file's path, or the sylk:// URI itself (a virtual document, a commit), which
     -- init.lua's BufReadCmd fills from the server
