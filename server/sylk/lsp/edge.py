@@ -140,6 +140,16 @@ class EdgeProtocol(LanguageServerProtocol):
         """A JSON-RPC error response; plain JSON, so that an id of null is written out."""
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
 
+    def _send_response(self, msg_id: Any, result: Any | None = None, error: Any = None) -> None:
+        """A result that is already JSON (the custom requests' dicts) goes out as it is:
+        pygls would first walk all of it with cattrs, 2 ms of a 30 ms sylk/search answer
+        with 20 hits, for the same bytes. Everything else (lsprotocol records) as pygls does."""
+        if error is None and isinstance(result, dict):
+            self._result_types.pop(msg_id, None)
+            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            return
+        super()._send_response(msg_id, result, error)
+
     def receive(self, body: bytes) -> bool:
         """Check one body and hand it to pygls, or answer it; False if it is not JSON."""
         try:
