@@ -73,8 +73,9 @@ def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_ind
     report = run_nvim(PLUGIN / "tests" / "e2e.lua", workspace, tmp_path, "app/http.py")
     ws = str(workspace)
 
-    # The plugin started the server for the file's project: no marker above the copy,
-    # so the root is the current directory; the index lives in the isolated cache.
+    # The plugin started the server for the file's project (the root pinned to the
+    # workspace by e2e.lua, whatever markers lie above it); the index lives in the
+    # isolated cache.
     assert report["file"] == f"{ws}/app/http.py"
     assert report["root"] == ws
     status = report["status"]

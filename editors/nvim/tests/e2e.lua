@@ -22,7 +22,9 @@ vim.lsp.handlers["window/showMessage"] = function(_, result)
   return vim.NIL
 end
 
-require("sylk").setup({ settings = { embedding = { enabled = false } } })
+-- the root is pinned to the workspace (the current directory): a root marker above
+-- the test's copy (a stray /tmp/package.json) must not change what is tested
+require("sylk").setup({ root_dir = vim.loop.cwd(), settings = { embedding = { enabled = false } } })
 
 local compat = require("sylk.compat")
 
