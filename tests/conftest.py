@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import LanguageClient
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 WORKSPACE = FIXTURES / "workspace"
@@ -257,3 +260,81 @@ def binaries(tmp_path: Path) -> Path:
     (root / "big.py").write_text("x = 1\n" * 200_000)  # 1.2 MB
     (root / "app.py").write_text("def serve():\n    return 'ok'\n")
     return root
+
+
+# -- the language server over stdio, driven by pytest-lsp (shared by the test modules) --
+
+def uri(path: Path) -> str:
+    result = from_fs_path(str(path))
+    assert result is not None
+    return result
+
+
+# Most tests are about symbols and the lexical side: the model stays off unless asked for.
+NO_EMBEDDING = {"embedding": {"enabled": False}}
+
+
+async def start(workspace: Path, cache: Path, spec: str, options: Any = NO_EMBEDDING) -> LanguageClient:
+    return await start_lsp(workspace, cache, spec, options)
+
+
+INDEXING = "Sylk: Indexing workspace"
+EMBEDDING = "Sylk: Embedding"
+
+
+def progress_ends(client: LanguageClient, title: str = INDEXING) -> list[types.WorkDoneProgressEnd]:
+    """The ends of the progress sequences whose begin had ``title``."""
+    ends = []
+    for reports in list(client.progress_reports.values()):
+        if reports and isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == title:
+            ends.extend(v for v in reports if isinstance(v, types.WorkDoneProgressEnd))
+    return ends
+
+
+async def wait_for_progress_end(client: LanguageClient, count: int = 1,
+                                title: str = INDEXING) -> types.WorkDoneProgressEnd:
+    """Wait until ``count`` progress sequences titled ``title`` have ended (the server's
+    signal, not a sleep)."""
+    async def ended() -> list[types.WorkDoneProgressEnd]:
+        while True:
+            ends = progress_ends(client, title)
+            if len(ends) >= count:
+                return ends
+            await asyncio.sleep(0.02)
+
+    ends = await asyncio.wait_for(ended(), TIMEOUT)
+    return ends[-1]
+
+
+async def symbols(client: LanguageClient, query: str) -> list[types.SymbolInformation]:
+    result = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+    assert result is not None
+    return list(result)  # type: ignore[arg-type]
+
+
+def rel(client: LanguageClient, location_uri: str) -> str:
+    root = uri(client.workspace_root)  # type: ignore[attr-defined]
+    assert location_uri.startswith(root + "/"), location_uri
+    return location_uri[len(root) + 1:]
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj[key] if isinstance(obj, dict) else getattr(obj, key)
+
+
+async def status(client: LanguageClient) -> Any:
+    return await client.protocol.send_request_async("sylk/status", {})
+
+
+async def wait_applied(client: LanguageClient, before: int) -> int:
+    """Wait until the server has indexed a batch of disk changes after ``before`` and has
+    none queued."""
+    async def applied() -> int:
+        while True:
+            st = await status(client)
+            w = _get(st, "watch")
+            n = _get(w, "changesApplied")
+            if n > before and _get(w, "pendingChanges") == 0 and not _get(st, "indexing"):
+                return n
+            await asyncio.sleep(0.02)
+    return await asyncio.wait_for(applied(), TIMEOUT)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import start, wait_for_progress_end
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from sylk.search import agent
 from sylk.search.query import QueryError, request_from_params
 from sylk.search.results import Hit
-from test_lsp import start, wait_for_progress_end
 
 
 def test_expand_splits_identifiers_and_adds_synonyms_without_repeating_the_query():

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import eventually, git_commit
+from conftest import eventually, git_commit, start, wait_for_progress_end
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 from sylk.config import Settings
@@ -18,7 +18,6 @@ from sylk.engine import documents
 from sylk.engine.workspace import Workspace
 from sylk.lsp import uris
 from sylk.search.query import request_from_params
-from test_lsp import start, wait_for_progress_end
 
 NOTE = ("We cap retries at five attempts because the upstream rate limiter bans clients that retry "
         "more often.\n\n## Follow-up\n\nAsk the platform team for a higher quota.\n")

@@ -11,17 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import TIMEOUT, _get, rel, start, status, symbols, uri, wait_applied, wait_for_progress_end
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from test_lsp import TIMEOUT, rel, start, symbols, uri, wait_for_progress_end
-
-
-def _get(obj: Any, key: str) -> Any:
-    return obj[key] if isinstance(obj, dict) else getattr(obj, key)
-
-
-async def status(client: LanguageClient) -> Any:
-    return await client.protocol.send_request_async("sylk/status", {})
 
 
 async def wait_watching(client: LanguageClient) -> int:
@@ -33,20 +25,6 @@ async def wait_watching(client: LanguageClient) -> int:
                 return _get(w, "changesApplied")
             await asyncio.sleep(0.02)
     return await asyncio.wait_for(watching(), TIMEOUT)
-
-
-async def wait_applied(client: LanguageClient, before: int) -> int:
-    """Wait until the server has indexed a batch of disk changes after ``before`` and has
-    none queued."""
-    async def applied() -> int:
-        while True:
-            st = await status(client)
-            w = _get(st, "watch")
-            n = _get(w, "changesApplied")
-            if n > before and _get(w, "pendingChanges") == 0 and not _get(st, "indexing"):
-                return n
-            await asyncio.sleep(0.02)
-    return await asyncio.wait_for(applied(), TIMEOUT)
 
 
 async def names(client: LanguageClient, query: str) -> dict[str, str]:

@@ -8,13 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import git_commit
+from conftest import TIMEOUT, git_commit, start, wait_for_progress_end
 from sylk.config import Settings
 from sylk.engine import gitmeta
 from sylk.engine.workspace import Workspace
 from sylk.ingest import gitsync
 from sylk.search.query import request_from_params
-from test_lsp import TIMEOUT, start, wait_for_progress_end
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import eventually
+from conftest import EMBEDDING, NO_EMBEDDING, eventually, start, uri, wait_for_progress_end
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
 from sylk.search import related
-from test_lsp import EMBEDDING, NO_EMBEDDING, start, uri, wait_for_progress_end
 
 
 @pytest.mark.parametrize(("line", "col", "want"), [

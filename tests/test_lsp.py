@@ -9,55 +9,22 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from conftest import start_lsp
+from conftest import (
+    EMBEDDING,
+    NO_EMBEDDING,
+    TIMEOUT,
+    progress_ends,
+    rel,
+    start,
+    start_lsp,
+    symbols,
+    uri,
+    wait_for_progress_end,
+)
 from lsprotocol import types
-from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 
 CLIENTS = ["visual-studio-code", "neovim"]
-TIMEOUT = 60.0
-
-
-def uri(path: Path) -> str:
-    result = from_fs_path(str(path))
-    assert result is not None
-    return result
-
-
-# Most tests are about symbols and the lexical side: the model stays off unless asked for.
-NO_EMBEDDING = {"embedding": {"enabled": False}}
-
-
-async def start(workspace: Path, cache: Path, spec: str, options: Any = NO_EMBEDDING) -> LanguageClient:
-    return await start_lsp(workspace, cache, spec, options)
-
-
-INDEXING = "Sylk: Indexing workspace"
-EMBEDDING = "Sylk: Embedding"
-
-
-def progress_ends(client: LanguageClient, title: str = INDEXING) -> list[types.WorkDoneProgressEnd]:
-    """The ends of the progress sequences whose begin had ``title``."""
-    ends = []
-    for reports in list(client.progress_reports.values()):
-        if reports and isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == title:
-            ends.extend(v for v in reports if isinstance(v, types.WorkDoneProgressEnd))
-    return ends
-
-
-async def wait_for_progress_end(client: LanguageClient, count: int = 1,
-                                title: str = INDEXING) -> types.WorkDoneProgressEnd:
-    """Wait until ``count`` progress sequences titled ``title`` have ended (the server's
-    signal, not a sleep)."""
-    async def ended() -> list[types.WorkDoneProgressEnd]:
-        while True:
-            ends = progress_ends(client, title)
-            if len(ends) >= count:
-                return ends
-            await asyncio.sleep(0.02)
-
-    ends = await asyncio.wait_for(ended(), TIMEOUT)
-    return ends[-1]
 
 
 async def wait_until_ready(client: LanguageClient) -> dict:
@@ -79,18 +46,6 @@ async def client(request: pytest.FixtureRequest, workspace: Path, _isolated_inde
     yield client
     await client.shutdown_session()
     await client.stop()
-
-
-async def symbols(client: LanguageClient, query: str) -> list[types.SymbolInformation]:
-    result = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
-    assert result is not None
-    return list(result)  # type: ignore[arg-type]
-
-
-def rel(client: LanguageClient, location_uri: str) -> str:
-    root = uri(client.workspace_root)  # type: ignore[attr-defined]
-    assert location_uri.startswith(root + "/"), location_uri
-    return location_uri[len(root) + 1:]
 
 
 async def test_initial_index_reports_progress_with_counts(client: LanguageClient):

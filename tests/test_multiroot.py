@@ -8,10 +8,9 @@ import shutil
 import sys
 from pathlib import Path
 
+from conftest import TIMEOUT, _get, status, symbols, uri, wait_applied
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from test_freshness import _get, status, wait_applied
-from test_lsp import TIMEOUT, symbols, uri
 
 
 async def start_multi(roots: list[Path], cache: Path) -> LanguageClient:
