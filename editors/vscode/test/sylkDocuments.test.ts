@@ -3,31 +3,16 @@ import { test } from "node:test";
 import { DocumentText, DocumentTextParams, SearchHit } from "../src/protocol";
 import { hitToItem } from "../src/searchItems";
 import { commandLinks, hitTarget, isSylkUri, SylkDocuments } from "../src/sylkDocuments";
+import { range, should } from "./fixtures";
 
-function range(a: number, b: number, c = 0, d = 0) {
-  return { start: { line: a, character: c }, end: { line: b, character: d } };
-}
 
-// Shaped like the server's answers for "retry" (tests/test_documents.py).
+// should_retry as the server answers "retry" (tests/test_documents.py)
 const file: SearchHit = {
-  uri: "file:///ws/app/http.py",
-  path: "app/http.py",
-  range: range(20, 22),
-  language: "python",
-  type: "source_code",
-  kind: "method",
-  symbol: "should_retry",
-  containerName: "HttpRetryPolicy",
-  score: 0.016,
+  ...should,
   lexicalRank: 3,
-  semanticRank: null,
   snippet: "    def should_retry(self, attempt: int, status: int) -> bool:",
   snippetRange: range(20, 21),
   highlights: [range(20, 20, 15, 20)],
-  roles: ["definition"],
-  author: null,
-  modified: null,
-  stale: false,
 };
 
 const note: SearchHit = {
