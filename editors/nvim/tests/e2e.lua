@@ -5,7 +5,7 @@
 -- workspace/symbol, opens a virtual document's hit, :SylkStatus and :SylkReindex,
 -- and writes what a user would see to the JSON file; the pytest asserts on it.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local out_path = assert(os.getenv("SYLK_NVIM_OUT"))
+local finish = dofile(plugin .. "/tests/report.lua")
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
@@ -203,12 +203,7 @@ local function run()
     out.telescope = picked
     out.qf_title_after_telescope = vim.fn.getqflist({ title = 1 }).title
   end, debug.traceback)
-  out.ok = ok
-  out.error = ok and vim.NIL or tostring(err)
-  local f = assert(io.open(out_path, "w"))
-  f:write(vim.fn.json_encode(out))
-  f:close()
-  vim.cmd("qa!")
+  finish(out, ok, err)
 end
 
 vim.api.nvim_create_autocmd("VimEnter", { once = true, callback = function() vim.schedule(run) end })

@@ -1,7 +1,7 @@
 -- What a user sees when things are wrong (no server running): a `sylk` command that
 -- does not exist, and bad :SylkSearch options. Driven by tests/test_nvim.py.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local out_path = assert(os.getenv("SYLK_NVIM_OUT"))
+local finish = dofile(plugin .. "/tests/report.lua")
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
@@ -22,9 +22,4 @@ local ok, err = xpcall(function()
   vim.cmd("SylkSearch -colour=blue retry")
   vim.cmd("SylkSearch retry")
 end, debug.traceback)
-out.ok = ok
-out.error = ok and vim.NIL or tostring(err)
-local f = assert(io.open(out_path, "w"))
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd("qa!")
+finish(out, ok, err)

@@ -3,7 +3,7 @@
 -- its items and summary, each status to :SylkStatus lines. Driven by tests/test_nvim.py;
 -- no server runs.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local out_path = assert(os.getenv("SYLK_NVIM_OUT"))
+local finish = dofile(plugin .. "/tests/report.lua")
 local samples_path = assert(os.getenv("SYLK_NVIM_SAMPLES"))
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
@@ -38,9 +38,4 @@ local ok, err = xpcall(function()
     table.insert(out.statuses, { name = s.name, lines = lines or vim.NIL })
   end
 end, debug.traceback)
-out.ok = ok
-out.error = ok and vim.NIL or tostring(err)
-local f = assert(io.open(out_path, "w"))
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd("qa!")
+finish(out, ok, err)
