@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -112,6 +112,15 @@ class FileRecord:
     lang: str | None
     symbols: int = 0
     replaced: bool = False
+
+
+_FILE_COLUMNS = "path, hash, size, mtime_ns, lang, symbols, replaced"
+# SQLite's limit on the variables of one statement is 999 (older builds): IN lists go in parts
+_IN_BATCH = 500
+
+
+def _file_record(r: Sequence[Any]) -> FileRecord:
+    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]))
 
 
 _INSERT_SKIPPED = "INSERT OR REPLACE INTO skipped (path, reason, size, mtime_ns) VALUES (?, ?, ?, ?)"
@@ -209,22 +218,22 @@ class Manifest(Annotations):
     # files ------------------------------------------------------------
     def files(self) -> dict[str, FileRecord]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT path, hash, size, mtime_ns, lang, symbols, replaced FROM files").fetchall()
-        return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
+            rows = self._db.execute(f"SELECT {_FILE_COLUMNS} FROM files").fetchall()
+        return {r[0]: _file_record(r) for r in rows}
 
     def file_records(self, paths: Iterable[str]) -> dict[str, FileRecord]:
         """The rows of some files (those indexed among ``paths``): a page of hits, not the tree."""
-        paths = list(paths)
-        out: dict[str, FileRecord] = {}
         with self._lock:
-            for i in range(0, len(paths), 500):
-                part = paths[i:i + 500]
-                rows = self._db.execute(
-                    "SELECT path, hash, size, mtime_ns, lang, symbols, replaced FROM files WHERE path IN "
-                    f"({','.join('?' * len(part))})", part).fetchall()
-                out.update((r[0], FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]))) for r in rows)
-        return out
+            return {r[0]: _file_record(r)
+                    for r in self._rows_in(f"SELECT {_FILE_COLUMNS} FROM files WHERE path IN", list(paths))}
+
+    def _rows_in(self, select: str, values: Sequence[Any]) -> list[Any]:
+        """The rows of ``select`` (ending in ``... IN``) for ``values``, asked in parts."""
+        rows: list[Any] = []
+        for i in range(0, len(values), _IN_BATCH):
+            part = list(values[i:i + _IN_BATCH])
+            rows.extend(self._db.execute(f"{select} ({','.join('?' * len(part))})", part))
+        return rows
 
     def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
               skipped: Iterable[tuple] = (),
@@ -317,16 +326,10 @@ class Manifest(Annotations):
             return out
 
     def chunks_by_id(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
-        out: dict[int, ChunkRecord] = {}
         with self._lock:
-            for i in range(0, len(ids), 500):
-                part = ids[i:i + 500]
-                rows = self._db.execute(
-                    "SELECT id, path, start_line, end_line, language, type, kind, symbol, container, text_hash "
-                    f"FROM chunks WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
-                for r in rows:
-                    out[r[0]] = ChunkRecord(*r)
-        return out
+            return {r[0]: ChunkRecord(*r) for r in self._rows_in(
+                "SELECT id, path, start_line, end_line, language, type, kind, symbol, container, text_hash "
+                "FROM chunks WHERE id IN", ids)}
 
     def pending_order(self) -> list[int]:
         """Ids of the chunks not embedded yet, most recently modified files first
@@ -341,14 +344,9 @@ class Manifest(Annotations):
         if not ids:
             return []
         with self._lock:
-            found: dict[int, PendingChunk] = {}
-            for i in range(0, len(ids), 500):
-                part = list(ids[i:i + 500])
-                for r in self._db.execute(
-                        "SELECT id, text_hash, embed_text FROM chunks "
-                        f"WHERE embedded=0 AND id IN ({','.join('?' * len(part))})", part):
-                    found[r[0]] = PendingChunk(*r)
-            return [found[i] for i in ids if i in found]
+            found = {r[0]: PendingChunk(*r) for r in self._rows_in(
+                "SELECT id, text_hash, embed_text FROM chunks WHERE embedded=0 AND id IN", ids)}
+        return [found[i] for i in ids if i in found]
 
     def pending_for_paths(self, paths: Iterable[str]) -> list[PendingChunk]:
         """The chunks of ``paths`` still waiting for a vector."""
