@@ -234,3 +234,27 @@ def test_an_index_of_another_faiss_kind_is_rebuilt_with_the_reason(tmp_path: Pat
     index = VectorIndex.open(folder, MODEL, DIM)
     assert len(index) == 0
     assert "IndexHNSWFlat" in (index.rebuilt_reason or "")
+
+
+def test_a_search_on_a_fresh_thread_scans_with_one_openmp_thread(index: VectorIndex) -> None:
+    """OpenMP keeps its thread count per thread: a search on a thread of the language
+    server's pool must not wake one spinning FAISS worker per core (they fight the
+    embedder for the cores)."""
+    import faiss
+
+    vectors = random_vectors(20)
+    index.add(np.arange(20), vectors)
+    seen: list[tuple[int, int]] = []
+
+    def search() -> None:
+        before = faiss.omp_get_max_threads()
+        index.search(vectors[3], 2)
+        seen.append((before, faiss.omp_get_max_threads()))
+
+    t = threading.Thread(target=search)
+    t.start()
+    t.join()
+    before, after = seen[0]
+    if before == 1:
+        pytest.skip("this machine gives OpenMP one thread anyway")
+    assert after == 1

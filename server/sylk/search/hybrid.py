@@ -14,7 +14,7 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -46,10 +46,11 @@ POOL_MIN = 100
 CONTAINER_YIELD = 0.6
 POOL_FACTOR = 3
 FACET_TOP = 20
-# A hybrid search embeds its query here while the caller's thread runs the lexical
-# side: onnxruntime and Tantivy both release the GIL, so the two overlap instead of
-# adding up (bench/search_latency.py).
-_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-query-embedding")
+# A hybrid search runs its semantic side here (the query's embedding, then the FAISS
+# scan) while the caller's thread runs the lexical side: onnxruntime, FAISS and Tantivy
+# all release the GIL, so the sides overlap instead of adding up
+# (bench/search_latency.py).
+_SEMANTIC_SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-semantic-side")
 
 
 class Embeds(Protocol):
@@ -117,8 +118,9 @@ class HybridSearch:
         message = None
         terms = analyze(" ".join((req.query, *req.extra_terms)))
         semantic_ready = self.vectors is not None and self.embedder is not None and len(self.vectors) > 0
-        query_vector = _QUERY_EMBEDDING.submit(self.embedder.embed_query, req.query) \
-            if req.mode == "hybrid" and semantic_ready and req.query.strip() and self.embedder else None
+        k = pool * (4 if not req.filters.empty else 1)  # semantic candidates before the filters
+        nearest = _SEMANTIC_SIDE.submit(self._nearest, req.query, k) \
+            if req.mode == "hybrid" and semantic_ready and req.query.strip() else None
         if req.mode in ("hybrid", "lexical"):
             hits, lexical_total = self._lexical(req, terms, pool)
             records.update(self.manifest.chunks_by_id([h.id for h in hits]))
@@ -133,7 +135,8 @@ class HybridSearch:
             if not semantic_ready:
                 message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                semantic = self._semantic(req, pool, paths, records, git, tagged, query_vector)
+                semantic = self._semantic(req, pool, paths, records, git, tagged,
+                                          nearest.result() if nearest else self._nearest(req.query, k))
         if req.mode == "lexical":
             fused = [Fused(c.id, 1.0 / (req.rrf_k + r), lexical_rank=r, lexical_score=c.score)
                      for r, c in enumerate(lexical, 1)]
@@ -200,13 +203,15 @@ class HybridSearch:
         # path globs are applied afterwards: fetch more when they may drop candidates
         return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles or f.tags or f.needs_git else 1))
 
+    def _nearest(self, query: str, k: int) -> list[tuple[int, float]]:
+        """The ``k`` chunks nearest the query's embedding, with their cosine similarity."""
+        assert self.vectors is not None and self.embedder is not None
+        return self.vectors.search(self.embedder.embed_query(query), k)
+
     def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
                   records: dict[int, ChunkRecord], git: dict[str, GitFile] | None,
-                  tagged: dict[str, tuple[str, ...]] | None, query_vector: Future[np.ndarray] | None) -> list[Scored]:
-        assert self.vectors is not None and self.embedder is not None
-        qv = query_vector.result() if query_vector is not None else self.embedder.embed_query(req.query)
-        k = pool * (4 if not req.filters.empty else 1)
-        found = self.vectors.search(qv, k)
+                  tagged: dict[str, tuple[str, ...]] | None, found: list[tuple[int, float]]) -> list[Scored]:
+        """The first ``pool`` of ``found`` (the nearest chunks) that pass the filters."""
         missing = [cid for cid, _ in found if cid not in records]
         records.update(self.manifest.chunks_by_id(missing))
         out: list[Scored] = []

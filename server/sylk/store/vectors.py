@@ -38,13 +38,18 @@ INDEX_FILE = "vectors.faiss"
 META_FILE = "vectors.json"
 FORMAT = 2  # 1: float32 (IndexFlatIP), converted on open
 
+
 # One query vector is scanned by one thread whatever this says, but FAISS's OpenMP
 # workers still wake and spin on every search, and they fight the embedder's
 # onnxruntime threads (which also spin after each query embedding) for the cores: on
 # this 2-core machine a semantic search over 80k vectors took 37-64 ms with the
 # default thread count and 13 ms with one (bench/search_latency.py). Nothing here
-# searches or adds batches large enough to gain from more.
-faiss.omp_set_num_threads(1)
+# searches or adds batches large enough to gain from more. OpenMP keeps the count
+# per thread, and a thread that never set it gets one worker per core: so every
+# FAISS call here sets it first, on whatever thread it runs (the language server
+# searches on its thread pool).
+def _one_omp_thread() -> None:
+    faiss.omp_set_num_threads(1)
 
 
 def _new_index(dim: int) -> faiss.IndexIDMap2:
@@ -176,6 +181,7 @@ class VectorIndex:
             keep = np.sort(len(ids) - 1 - last)
             ids, vectors = ids[keep], vectors[keep]
         with self._lock:
+            _one_omp_thread()
             self._index.remove_ids(faiss.IDSelectorBatch(ids))
             self._index.add_with_ids(vectors, ids)
             self._dirty = True
@@ -186,6 +192,7 @@ class VectorIndex:
         if len(ids) == 0:
             return 0
         with self._lock:
+            _one_omp_thread()
             removed = int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
             self._dirty = self._dirty or removed > 0
             return removed
@@ -204,6 +211,7 @@ class VectorIndex:
             k = min(int(k), self._index.ntotal)
             if k <= 0:
                 return []
+            _one_omp_thread()
             scores, ids = self._index.search(q, k)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i != -1]
 
