@@ -205,3 +205,25 @@ def test_cancel_leaves_a_consistent_index(workspace: Path):
     assert report.added + rest.added == 16
     assert ws.status().files == 16
     ws.close()
+
+
+def test_the_parse_pool_indexes_every_file_once_whatever_the_order_they_finish(tmp_path: Path):
+    """Past POOL_THRESHOLD files the parsing goes to worker processes a few batches at a
+    time and results are taken as they finish: the index must hold the same files and
+    symbols as a run in this process."""
+    from sylk.engine.indexer import BATCH_FILES, BATCHES_AHEAD
+
+    n = 2 * BATCH_FILES * BATCHES_AHEAD * 2 + 7  # more batches than are ever queued at once
+    for i in range(n):
+        body = "\n".join(f"def f{i}_{j}(x):\n    return x + {j}\n" for j in range(1 + (i * 7) % 40))
+        (tmp_path / "src" / f"m{i // 50}").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / f"m{i // 50}" / f"mod{i}.py").write_text(body)
+    answers = []
+    for workers in (1, 2):
+        ws = Workspace(tmp_path / "src", Settings(index_dir=str(tmp_path / f"index-{workers}")))
+        report = ws.index(workers=workers)
+        assert (report.added, report.files) == (n, n)
+        answers.append(sorted((s.name, path) for path, syms in ws.manifest.symbols_by_path().items() for s in syms))
+        ws.close()
+    assert answers[0] == answers[1]
+    assert len(answers[0]) == sum(1 + (i * 7) % 40 for i in range(n))

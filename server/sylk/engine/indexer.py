@@ -30,6 +30,9 @@ from .symbol_index import SymbolIndex
 
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 48
+# Files per task sent to a parse worker, and tasks queued per worker.
+BATCH_FILES = 16
+BATCHES_AHEAD = 3
 COMMIT_EVERY_S = 10.0
 
 
@@ -192,17 +195,22 @@ class Indexer:
             return
         # Largest files first, so the last batches are small and both workers finish together.
         todo = sorted(todo, key=lambda t: -t[0].size)
-        size = 16
-        batches = [todo[i:i + size] for i in range(0, len(todo), size)]
+        queued = iter([todo[i:i + BATCH_FILES] for i in range(0, len(todo), BATCH_FILES)])
         ctx = multiprocessing.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exit_with_parent,
                                     initargs=(os.getpid(),)) as pool:
-            futures = [pool.submit(parse_batch, root, b, max_size, languages) for b in batches]
+            running: set[cf.Future] = set()
             try:
-                for fut in futures:
-                    if cancel.is_set():
+                while not cancel.is_set():
+                    # a few batches ahead per worker, not all of them: results wait in memory
+                    # until this loop takes them, so memory stays flat whatever the tree's size
+                    while len(running) < workers * BATCHES_AHEAD and (batch := next(queued, None)) is not None:
+                        running.add(pool.submit(parse_batch, root, batch, max_size, languages))
+                    if not running:
                         break
-                    yield from fut.result()
+                    finished, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                    for fut in finished:  # in the order they finish: no result waits for a slower one
+                        yield from fut.result()
             finally:
-                for fut in futures:
+                for fut in running:
                     fut.cancel()
