@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -45,8 +45,8 @@ def _located(ls: SylkServer, uri: str) -> tuple[Folder, Workspace, str] | None:
 
 def setup(server: SylkServer) -> None:
     @feature(server, "symbols", types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(ls: SylkServer,
-                               params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    async def workspace_symbol(ls: SylkServer, params: types.WorkspaceSymbolParams) -> list[dict[str, Any]]:
+        """SymbolInformation as JSON (convert.symbol_information), best first."""
         if len(params.query) > MAX_SYMBOL_QUERY:
             raise JsonRpcInvalidParams(f"query: longer than {MAX_SYMBOL_QUERY} characters ({len(params.query)})")
         engines = ls.engines()
