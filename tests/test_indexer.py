@@ -227,3 +227,23 @@ def test_the_parse_pool_indexes_every_file_once_whatever_the_order_they_finish(t
         ws.close()
     assert answers[0] == answers[1]
     assert len(answers[0]) == sum(1 + (i * 7) % 40 for i in range(n))
+
+
+def test_a_symbol_search_during_the_first_run_misses_nothing_when_the_run_ends(workspace: Path):
+    """The symbol table of a workspace opened without it is loaded on first use. Loaded
+    in the middle of a run, it reads the manifest (what was flushed) and the files parsed
+    since, and the rest of the run keeps it current."""
+    ws = open_ws(workspace)
+    early: list[int] = []
+
+    def progress(p) -> None:
+        if p.phase == "index" and p.done >= 3 and not early:
+            early.append(len(ws.search_symbols("", 10_000)))
+
+    ws.index(progress=progress, workers=1)
+    assert early and 0 < early[0]  # files parsed before the first flush were already there
+    names = sorted(h.symbol.name for h in ws.search_symbols("", 10_000))
+    ws.close()
+    fresh = open_ws(workspace)
+    assert names == sorted(h.symbol.name for h in fresh.search_symbols("", 10_000))
+    fresh.close()

@@ -120,6 +120,7 @@ class Indexer:
             progress(Progress("commit", done, total, "committing"))
             self.stores.lexical.commit()
             self.stores.apply(forget, pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
+            self.symbols.flushed()
             pending, pending_chunks, pending_skips, pending_deletes, pending_touches = [], [], [], [], []
             forget = []
             last_commit = time.monotonic()

@@ -18,6 +18,10 @@ class SymbolIndex:
         self._table: SymbolTable | None = None
         self._lock = threading.Lock()
         self._unsaved: dict[str, bool] = {}  # files whose symbols come from an editor buffer
+        # What the running index run changed since its last flush to the manifest, while
+        # no table was loaded (symbol data, or None for a file that went): a table loaded
+        # mid-run reads the manifest and then these, so it misses nothing.
+        self._unflushed: dict[str, str | None] = {}
 
     @property
     def loaded(self) -> bool:
@@ -32,6 +36,12 @@ class SymbolIndex:
             if self._table is None:
                 table = SymbolTable()
                 table.replace_all(self.stores.manifest.symbols_by_path())
+                for rel, data in self._unflushed.items():
+                    if data is None:
+                        table.remove_file(rel)
+                    else:
+                        table.set_file(rel, decode_symbols(data))
+                self._unflushed = {}
                 self._table = table
             return self._table
 
@@ -43,14 +53,29 @@ class SymbolIndex:
     def search(self, query: str, limit: int) -> list[SymbolHit]:
         return self.table.search(query, limit)
 
-    # kept current by index runs (only once loaded; a buffer's symbols stay) ------
+    # kept current by index runs (a buffer's symbols stay) ------------------
     def remove(self, rel: str) -> None:
-        if self._table is not None and rel not in self._unsaved:
-            self._table.remove_file(rel)
+        self._change(rel, None)
 
     def set(self, rel: str, symbol_data: str) -> None:
-        if self._table is not None and rel not in self._unsaved:
-            self._table.set_file(rel, decode_symbols(symbol_data))
+        self._change(rel, symbol_data)
+
+    def flushed(self) -> None:
+        """The index run wrote its changes so far to the manifest."""
+        with self._lock:
+            self._unflushed = {}
+
+    def _change(self, rel: str, symbol_data: str | None) -> None:
+        if self._table is None:
+            with self._lock:
+                if self._table is None:  # not loaded: the manifest has it after the flush
+                    self._unflushed[rel] = symbol_data
+                    return
+        if rel not in self._unsaved:
+            if symbol_data is None:
+                self._table.remove_file(rel)
+            else:
+                self._table.set_file(rel, decode_symbols(symbol_data))
 
     def warm(self) -> None:
         if self._table is not None:
@@ -64,7 +89,9 @@ class SymbolIndex:
 
     def drop(self) -> None:
         """Forget the table (the stores started over); it loads again on next use."""
-        self._table = None
+        with self._lock:
+            self._table = None
+            self._unflushed = {}
 
     # the editor's unsaved buffers ------------------------------------------
     def set_unsaved(self, rel: str, source: bytes | None) -> None:
