@@ -247,3 +247,35 @@ def test_a_symbol_search_during_the_first_run_misses_nothing_when_the_run_ends(w
     fresh = open_ws(workspace)
     assert names == sorted(h.symbol.name for h in fresh.search_symbols("", 10_000))
     fresh.close()
+
+
+def test_the_most_recently_modified_files_are_searchable_first(tmp_path: Path):
+    """A cold index parses the files the user touched last first: their symbols answer
+    while the rest of the tree is still being read."""
+    root = tmp_path / "src"
+    root.mkdir()
+    n = 70  # progress comes every 64 files
+    for i in range(n):
+        p = root / f"mod{i:02d}.py"
+        p.write_text(f"def fn{i}():\n    return {i}\n")
+        os.utime(p, (1_700_000_000 + (i * 37) % n, 1_700_000_000 + (i * 37) % n))  # mtimes out of name order
+    by_age = sorted(root.iterdir(), key=lambda p: p.stat().st_mtime)
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "index")))
+    seen: list[set[str]] = []
+
+    def progress(p) -> None:
+        if p.phase == "index" and p.done == 64:
+            seen.append({h.path for h in ws.search_symbols("", 10_000)})
+
+    ws.index(progress=progress, workers=1)
+    ws.close()
+    assert seen == [{p.name for p in by_age[n - 64:]}]  # the 64 newest, none of the 6 oldest
+
+
+def test_progress_says_what_is_searchable_so_far():
+    from sylk.engine.indexer import Progress
+    from sylk.steps import progress_text
+
+    assert progress_text(Progress("index", 12, 40, "", committed=8)) == ("12/40 files, text searchable in 8", 30)
+    assert progress_text(Progress("index", 40, 40, "", committed=8)) == ("40/40 files", 100)
+    assert progress_text(Progress("embed", 5, 10)) == ("5/10 chunks", 50)

@@ -57,11 +57,14 @@ class Reporter:
 
 
 def progress_text(p: Progress) -> tuple[str, int]:
-    """A progress record as a short message and a percentage ("12/40 files", 30)."""
+    """A progress record as a short message and a percentage ("12/40 files", 30). An
+    index run says what is searchable so far: symbols from every parsed file, text
+    from the files committed ("12/40 files, text searchable in 8")."""
     if not p.total:
         return p.message, 0
     unit = "chunks" if p.phase == "embed" else "files"
-    return f"{p.done}/{p.total} {unit}", int(100 * p.done / p.total)
+    searchable = f", text searchable in {p.committed}" if p.phase in ("index", "commit") and p.done < p.total else ""
+    return f"{p.done}/{p.total} {unit}{searchable}", int(100 * p.done / p.total)
 
 
 class Tally(NamedTuple):

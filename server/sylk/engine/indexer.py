@@ -9,7 +9,9 @@ what a kill at any point leaves and how it is repaired.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures as cf
+import itertools
 import multiprocessing
 import os
 import threading
@@ -33,6 +35,8 @@ POOL_THRESHOLD = 48
 # Files per task sent to a parse worker, and tasks queued per worker.
 BATCH_FILES = 16
 BATCHES_AHEAD = 3
+# Parsed in the indexing process while the workers start, if they are not up before.
+HEAD_FILES = 64
 COMMIT_EVERY_S = 10.0
 
 
@@ -42,6 +46,9 @@ class Progress:
     done: int
     total: int
     message: str = ""
+    # index runs: files whose text is searchable (committed); symbols are searchable
+    # as soon as a file is parsed (``done``)
+    committed: int = 0
 
 
 @attrs.define
@@ -113,14 +120,16 @@ class Indexer:
         pending_deletes: list[str] = list(deleted)
         pending_touches: list[tuple[str, int, int]] = []
         last_commit = time.monotonic()
-        done = 0
+        done = committed = 0
 
         def flush() -> None:
             nonlocal pending, pending_chunks, pending_skips, pending_deletes, pending_touches, last_commit, forget
-            progress(Progress("commit", done, total, "committing"))
+            nonlocal committed
+            progress(Progress("commit", done, total, "committing", committed))
             self.stores.lexical.commit()
             self.stores.apply(forget, pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
             self.symbols.flushed()
+            committed = done
             pending, pending_chunks, pending_skips, pending_deletes, pending_touches = [], [], [], [], []
             forget = []
             last_commit = time.monotonic()
@@ -159,7 +168,7 @@ class Indexer:
                                            parsed.language, len(parsed.names), parsed.replaced),
                                 parsed.symbol_data))
             if done % 64 == 0 or done == total:
-                progress(Progress("index", done, total, f"{done}/{total} files"))
+                progress(Progress("index", done, total, f"{done}/{total} files", committed))
             if time.monotonic() - last_commit > COMMIT_EVERY_S:
                 flush()
             if cancel.is_set():
@@ -188,15 +197,20 @@ class Indexer:
                    workers: int | None, cancel: threading.Event) -> Iterable[Parsed]:
         root, max_size = str(self.root), self.settings.max_file_size
         workers = workers if workers is not None else (os.cpu_count() or 1)
+        # The most recently modified files first: they are what the user works on, and
+        # parsed here while the workers start (about a second), they answer the first
+        # workspace/symbol at once.
+        todo = sorted(todo, key=lambda t: -t[0].mtime_ns)
         if len(todo) < POOL_THRESHOLD or workers <= 1:
             for entry, known_hash in todo:
                 if cancel.is_set():
                     return
                 yield parse_file(root, entry, known_hash, max_size, languages)
             return
-        # Largest files first, so the last batches are small and both workers finish together.
-        todo = sorted(todo, key=lambda t: -t[0].size)
-        queued = iter([todo[i:i + BATCH_FILES] for i in range(0, len(todo), BATCH_FILES)])
+        # Then the largest first, so the last batches are small and the workers finish together.
+        head = collections.deque(todo[:HEAD_FILES])
+        rest = sorted(todo[HEAD_FILES:], key=lambda t: -t[0].size)
+        queued = iter([rest[i:i + BATCH_FILES] for i in range(0, len(rest), BATCH_FILES)])
         ctx = multiprocessing.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exit_with_parent,
                                     initargs=(os.getpid(),)) as pool:
@@ -207,6 +221,15 @@ class Indexer:
                     # until this loop takes them, so memory stays flat whatever the tree's size
                     while len(running) < workers * BATCHES_AHEAD and (batch := next(queued, None)) is not None:
                         running.add(pool.submit(parse_batch, root, batch, max_size, languages))
+                    if head and not any(f.done() for f in running):
+                        entry, known_hash = head.popleft()
+                        yield parse_file(root, entry, known_hash, max_size, languages)
+                        continue
+                    if head:  # the workers are up: they take the rest of the first files too
+                        first = list(head)
+                        head.clear()
+                        queued = itertools.chain([first[i:i + BATCH_FILES] for i in range(0, len(first), BATCH_FILES)],
+                                                 queued)
                     if not running:
                         break
                     finished, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
