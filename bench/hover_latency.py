@@ -103,7 +103,7 @@ def main() -> int:
             value = ((r.get("result") or {}).get("contents") or {}).get("value", "")
             with_def += bool(value)
             with_related += "**Related code**" in value
-        rss = client.peak_rss_mib()
+        rss = client.rss_mib()
         client.close()
         print(f"\n{len(sites)} hovers on call sites of functions the corpus defines")
         print(f"stdio       p50 {pct(stdio, .5):7.1f}  p95 {pct(stdio, .95):7.1f} ms")

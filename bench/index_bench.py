@@ -1,19 +1,24 @@
-"""Indexing speed and memory of ``sylk index`` against universal-ctags (run by hand).
+"""Indexing speed and memory of ``sylk index`` against the tree-sitter floor and
+universal-ctags (run by hand).
 
     python bench/index_bench.py [--corpus stdlib|go|PATH ...] [--runs 3] [--no-recall]
 
 For each corpus, ``--runs`` times and interleaved (so both tools see the same
 machine load): a cold ``sylk index`` in a subprocess with a fresh SYLK_INDEX_DIR,
-a warm re-run on that index (nothing changed), and ``ctags -R -f TMP DIR``. Prints
+a warm re-run on that index (nothing changed), the tree-sitter floor (bench/ts_floor.py:
+read, parse and tags query of the same files with the same workers) and
+``ctags -R -f TMP DIR``. Prints the CPU time of sylk's main process and of its workers,
 median and min of each, files/s and symbols/s, the index size on disk, peak RSS
 of the main process and of the largest parser worker, the ratio sylk/ctags (the
-baseline, measured in the same run), a PASS/MISS line against the target, and the
+baseline, measured in the same run), the ratio sylk/floor with a PASS/MISS line
+against the target (2x), and the
 definition recall per language from bench/recall.py on the same corpus.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -29,18 +34,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 
-# target: a cold index of the stdlib within this many times ctags' own time
-CTAGS_FACTOR_TARGET = 5.0
+# target (issue 14): a cold index within this many times the tree-sitter floor measured
+# in the same run (ctags' ratio is printed beside it)
+FLOOR_FACTOR_TARGET = 2.0
 SUMMARY = re.compile(r"(\d+) files, (\d+) symbols indexed in ([\d.]+)s")
 
 
 class TreeMemory:
     """Peak RSS of a process and its descendants, from /proc (VmHWM per process,
-    plus the largest sum of VmRSS seen across the tree), sampled every 20 ms."""
+    plus the largest sum of VmRSS seen across the tree), and the CPU time of each
+    (the last value seen), sampled every 20 ms."""
+
+    TICK = os.sysconf("SC_CLK_TCK")
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.hwm: dict[int, int] = {}  # pid -> peak RSS, bytes
+        self.cpu: dict[int, float] = {}  # pid -> user + system seconds
         self.peak_sum = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -71,12 +81,23 @@ class TreeMemory:
             pass
         return hwm, rss
 
+    def _cpu(self, pid: int) -> float | None:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self.TICK  # utime, stime
+        except (OSError, IndexError, ValueError):
+            return None
+
     def _run(self) -> None:
         while not self._stop.is_set():
             todo, total = [self.pid], 0
             while todo:
                 p = todo.pop()
                 hwm, rss = self._status(p)
+                cpu = self._cpu(p)
+                if cpu is not None:
+                    self.cpu[p] = max(self.cpu.get(p, 0.0), cpu)
                 if hwm:
                     self.hwm[p] = max(self.hwm.get(p, 0), hwm)
                 total += rss
@@ -92,6 +113,10 @@ class TreeMemory:
         kids = max((v for p, v in self.hwm.items() if p != self.pid), default=0)
         return main, kids, self.peak_sum
 
+    def cpu_split(self) -> tuple[float, float]:
+        """(CPU seconds of the main process, of all its descendants), as last sampled."""
+        return self.cpu.get(self.pid, 0.0), sum(v for p, v in self.cpu.items() if p != self.pid)
+
 
 def run_sylk(root: Path, index_dir: Path, workers: int | None) -> dict:
     env = dict(os.environ, SYLK_INDEX_DIR=str(index_dir))
@@ -105,13 +130,24 @@ def run_sylk(root: Path, index_dir: Path, workers: int | None) -> dict:
     out, err = proc.communicate()
     wall = time.perf_counter() - t0
     main_peak, child_peak, tree_peak = mem.stop()
+    main_cpu, worker_cpu = mem.cpu_split()
     if proc.returncode != 0:
         raise SystemExit(f"sylk index failed ({proc.returncode}):\n{err.decode(errors='replace')}")
     m = SUMMARY.search(out.decode())
     if not m:
         raise SystemExit(f"unexpected sylk output: {out.decode()!r}")
     return {"wall": wall, "engine": float(m.group(3)), "files": int(m.group(1)), "symbols": int(m.group(2)),
-            "main_rss": main_peak, "worker_rss": child_peak, "tree_rss": tree_peak, "summary": out.decode().strip()}
+            "main_rss": main_peak, "worker_rss": child_peak, "tree_rss": tree_peak, "summary": out.decode().strip(),
+            "main_cpu": main_cpu, "worker_cpu": worker_cpu}
+
+
+def run_floor(root: Path, workers: int | None) -> dict:
+    """bench/ts_floor.py on the same tree with the same worker count."""
+    cmd = [sys.executable, str(Path(__file__).with_name("ts_floor.py")), str(root)]
+    if workers is not None:
+        cmd += ["--workers", str(workers)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def run_ctags(root: Path) -> tuple[float, int]:
@@ -142,6 +178,7 @@ def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: 
     cold: list[dict] = []
     warm: list[dict] = []
     ctags: list[float] = []
+    floor: list[float] = []
     n_tags = 0
     size = 0
     for i in range(runs):
@@ -154,11 +191,15 @@ def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: 
             if not keep:
                 shutil.rmtree(index_dir, ignore_errors=True)
         t, n_tags = run_ctags(root)
+        fl = run_floor(root, workers)
         cold.append(c)
         warm.append(w)
         ctags.append(t)
-        print(f"  run {i + 1}: cold {c['wall']:6.2f}s (engine {c['engine']:.2f}s)  warm {w['wall']:5.2f}s"
-              f" (engine {w['engine']:.2f}s)  ctags {t:5.2f}s   [{corpora.load_line()}]")
+        floor.append(fl["wall"])
+        print(f"  run {i + 1}: cold {c['wall']:6.2f}s (engine {c['engine']:.2f}s; CPU main {c['main_cpu']:.1f}s,"
+              f" workers {c['worker_cpu']:.1f}s)  warm {w['wall']:5.2f}s (engine {w['engine']:.2f}s)"
+              f"  tree-sitter floor {fl['wall']:5.2f}s (CPU workers {fl['worker_cpu']:.1f}s)  ctags {t:5.2f}s"
+              f"   [{corpora.load_line()}]")
     files, syms = cold[0]["files"], cold[0]["symbols"]
     cold_w = [c["wall"] for c in cold]
     cold_e = [c["engine"] for c in cold]
@@ -184,11 +225,17 @@ def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: 
     ratio_med, ratio_min = med_cold / med_ct, min_cold / min_ct
     print(f"sylk/ctags          {ratio_med:.1f}x (medians)   {ratio_min:.1f}x (mins)   "
           f"engine-only {corpora.med_min(cold_e)[0] / med_ct:.1f}x")
-    ok = True
-    if name == "stdlib":
-        ok = ratio_med <= CTAGS_FACTOR_TARGET
-        print(f"{'PASS' if ok else 'MISS'}: cold index of the stdlib within {CTAGS_FACTOR_TARGET:g}x of ctags"
-              f" ({ratio_med:.1f}x: {med_cold:.2f}s vs {med_ct:.2f}s)")
+    med_floor = corpora.med_min(floor)[0]
+    print(f"tree-sitter floor   {fmt_s(floor)}   (bench/ts_floor.py: read, parse, tags query; same workers)")
+    print(f"sylk/floor          {med_cold / med_floor:.2f}x (medians)   "
+          f"{min_cold / corpora.med_min(floor)[1]:.2f}x (mins)")
+    main_cpu = corpora.med_min([c["main_cpu"] for c in cold])[0]
+    worker_cpu = corpora.med_min([c["worker_cpu"] for c in cold])[0]
+    print(f"CPU (cold, median)  main process {main_cpu:.1f}s   parser workers {worker_cpu:.1f}s"
+          f"   (the main process is the serial part)")
+    ok = med_cold / med_floor <= FLOOR_FACTOR_TARGET
+    print(f"{'PASS' if ok else 'MISS'}: cold index of {name} within {FLOOR_FACTOR_TARGET:g}x of the tree-sitter floor"
+          f" ({med_cold / med_floor:.2f}x: {med_cold:.2f}s vs {med_floor:.2f}s; ctags {ratio_med:.1f}x)")
     if recall:
         print(f"definition recall against ctags (bench/recall.py {root}):")
         proc = subprocess.run([sys.executable, str(Path(__file__).with_name("recall.py")), str(root),

@@ -34,3 +34,31 @@ def test_indexing_and_embedding_run_below_the_request_threads_and_so_do_the_proc
         assert _nice() == mine  # the caller (a request thread) keeps its priority
     finally:
         jobs.shutdown()
+
+
+PROBE = r"""
+from sylk.jobs import Jobs
+
+def rss():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) // 1024 for l in f if l.startswith("VmRSS:"))
+
+def job():
+    blocks = [bytes(4096) for _ in range(50_000)]  # 200 MB through malloc, in this thread's arena
+    keep = blocks[::64]  # a few stay alive: the freed memory between them cannot shrink the heap
+    del blocks
+    return rss(), keep
+
+jobs = Jobs()
+before, keep = jobs.submit("probe", job).result()
+print(before, rss())
+jobs.shutdown()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
+                    reason="glibc's malloc_trim")
+def test_memory_a_background_job_freed_goes_back_to_the_system():
+    r = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
+    before, after = map(int, r.stdout.split())
+    assert before - after > 100, (before, after)  # MB

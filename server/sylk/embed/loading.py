@@ -59,7 +59,10 @@ def _make_embedder(settings: EmbeddingSettings, model_id: str, source: str, **kw
 
     threads = settings.threads if settings.threads > 0 else None
     with _fastembed_quiet():
-        model = TextEmbedding(model_name=settings.model, threads=threads, **kwargs)
+        # no memory arena: onnxruntime's keeps the largest batch's memory for the life
+        # of the process (50-300 MB on top of the model), and its reuse bought no speed
+        # here (bench/embed_bench.py)
+        model = TextEmbedding(model_name=settings.model, threads=threads, enable_cpu_mem_arena=False, **kwargs)
     return Embedder(model, model_id, max_tokens=settings.max_tokens,
                     batch_size=settings.batch_size, source=source)
 
