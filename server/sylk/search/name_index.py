@@ -49,21 +49,45 @@ def _mask(text: str) -> int:
 class NameInfo:
     lower: str
     words: tuple[str, ...]  # lower-cased words
-    mask: int  # letters present
-    initials: int  # letters that start a word
-    bigrams: int  # hashed pairs of letters adjacent inside a word (_pair_bit)
 
 
 def _pair_bit(a: str, b: str) -> int:
     return 1 << ((ord(a) * 31 + ord(b)) & 63)
 
 
-def name_info(lower_words: Sequence[str], lower: str) -> NameInfo:
-    pairs = 0
-    for w in lower_words:
-        for a, b in zip(w, w[1:]):
-            pairs |= _pair_bit(a, b)
-    return NameInfo(lower, tuple(lower_words), _mask(lower), _mask("".join(w[0] for w in lower_words)), pairs)
+def _codes(lines: Sequence[str]) -> np.ndarray:
+    """The code points of ``lines`` joined with newlines, and a 0 after the last."""
+    text = "\n".join(lines).encode("utf-32-le", "surrogatepass")
+    return np.append(np.frombuffer(text, dtype=np.uint32).astype(np.uint64), np.uint64(0))
+
+
+def _per_line(bits: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    return np.bitwise_or.reduceat(bits, starts) if len(starts) else np.zeros(0, dtype=np.uint64)
+
+
+def _letter_masks(lines: Sequence[str], starts: np.ndarray) -> np.ndarray:
+    """``_mask`` of each line, for all of them at once (the newlines count for nothing)."""
+    c = _codes(lines)
+    bits = np.left_shift(np.uint64(1), c & np.uint64(63))
+    bits[c == 10] = 0
+    bits[-1] = 0
+    return _per_line(bits, starts)
+
+
+def _word_masks(wlines: Sequence[str], starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per word line (``\x01http\x01retry``): the letters that start a word, and the
+    ``_pair_bit`` of each two letters adjacent inside a word, for all lines at once."""
+    c = _codes(wlines)
+    letter = (c != 1) & (c != 10)
+    letter[-1] = False
+    first = np.zeros(len(c), dtype=bool)
+    first[1:] = (c[:-1] == 1) & letter[1:]
+    initials = np.where(first, np.left_shift(np.uint64(1), c & np.uint64(63)), np.uint64(0))
+    pairs = np.zeros(len(c), dtype=np.uint64)
+    inside = letter[:-1] & letter[1:]
+    pairs[:-1] = np.where(inside, np.left_shift(np.uint64(1), (c[:-1] * np.uint64(31) + c[1:]) & np.uint64(63)),
+                          np.uint64(0))
+    return _per_line(initials, starts), _per_line(pairs, starts)
 
 
 def hump_match(query: str, words: Sequence[str]) -> int | None:
@@ -154,7 +178,7 @@ class NameIndex:
             if info is None:
                 # words of the original spelling carry the humps
                 original = groups[n][0][2].name if groups[n] else n
-                info = cache[n] = name_info([w.lower() for w in split_words(original)] or [n], n)
+                info = cache[n] = NameInfo(n, tuple(w.lower() for w in split_words(original)) or (n,))
             infos.append(info)
         entries = [groups[n] for n in names]
         self._names = names
@@ -163,12 +187,12 @@ class NameIndex:
         self._entries = entries
         self._best_rank = np.fromiter((min((e[0] for e in g), default=NO_RANK) for g in entries),
                                       dtype=np.int64, count=len(entries))
-        self._masks = np.fromiter((i.mask for i in infos), dtype=np.uint64, count=len(infos))
-        self._initials = np.fromiter((i.initials for i in infos), dtype=np.uint64, count=len(infos))
-        self._bigrams = np.fromiter((i.bigrams for i in infos), dtype=np.uint64, count=len(infos))
         self._blob = "\n".join(names)
         self._starts = _line_starts(names)
         self._wlines = ["\x01" + "\x01".join(i.words) for i in infos]
+        # letters present, letters starting a word, letter pairs inside a word (_pair_bit)
+        self._masks = _letter_masks(names, self._starts)
+        self._initials, self._bigrams = _word_masks(self._wlines, _line_starts(self._wlines))
         self._by_len = np.array(sorted(range(len(names)), key=lambda i: (len(names[i]), names[i])), dtype=np.int64)
         by_len_lines = [names[i] for i in self._by_len.tolist()]
         self._lblob = "\n".join(by_len_lines)
