@@ -29,6 +29,9 @@ KIND_ORDER = {
 }
 # Up to this many substring/subsequence candidates are checked one by one, not by scanning.
 DIRECT_MAX = 3000
+# Up to this many camel-hump candidates are matched one by one in Python: compiling the
+# two regexes that screen more of them costs 1-2 ms for a long query.
+HUMP_DIRECT = 150
 # names new since the last full rebuild of the search structure kept in a small one of
 # their own; above this many (or this many emptied names) everything is rebuilt
 DELTA_MAX = 5000
@@ -305,22 +308,31 @@ class NameIndex:
         """Add the camel-hump matches among ``lines``; None if they fill ``need``,
         else (the names added, the entries added)."""
         wlines, infos = self._wlines, self._infos
-        zero = _hump_regex(hq, skips=False)
-        hump = _hump_regex(hq)
         added: set[int] = set()
         count = 0
-        others = []
-        for i in lines:
-            line = wlines[i]
-            if zero.match(line):  # successive words from the first: nothing skipped
-                added.add(i)
-                count += add(i, TIER_HUMP, 0)
-            elif hump.search(line):
-                others.append(i)
+        others: list[tuple[int, int | None]] = []  # (name, skipped words if known)
+        if len(lines) <= HUMP_DIRECT:  # a few names: match them, not compile two regexes
+            for i in lines:
+                skipped = hump_match(hq, infos[i].words)
+                if skipped == 0:
+                    added.add(i)
+                    count += add(i, TIER_HUMP, 0)
+                elif skipped is not None:
+                    others.append((i, skipped))
+        else:
+            zero = _hump_regex(hq, skips=False)
+            hump = _hump_regex(hq)
+            for i in lines:
+                line = wlines[i]
+                if zero.match(line):  # successive words from the first: nothing skipped
+                    added.add(i)
+                    count += add(i, TIER_HUMP, 0)
+                elif hump.search(line):
+                    others.append((i, None))
         if count >= need:
             return None  # the rest rank below these and cannot make the cut
-        for i in others:
-            skipped = hump_match(hq, infos[i].words)
+        for i, known in others:
+            skipped = known if known is not None else hump_match(hq, infos[i].words)
             if skipped is not None:
                 added.add(i)
                 count += add(i, TIER_HUMP, skipped)
