@@ -5,6 +5,9 @@
     stdlib   a copy of the running interpreter's standard library, without
              site-packages and __pycache__ (copied once to /tmp/sylk-bench/stdlib)
     go       the Go 1.19 standard library sources (Debian golang-1.19-src)
+    rust     rustc 1.63's sources (Debian rust-src: 36,700 files, 255 MB), the large
+             corpus; fetched into /tmp/corpora, never into the repository:
+             apt-get download rust-src && dpkg-deb -x rust-src_*.deb /tmp/corpora/rust
     PATH     any directory, used in place
 
 Also the small helpers the benchmarks share: a fresh index folder per cold run,
@@ -25,6 +28,7 @@ from pathlib import Path
 BENCH_ROOT = Path(os.environ.get("SYLK_BENCH_DIR", "/tmp/sylk-bench"))
 SERVER = Path(__file__).resolve().parents[1] / "server"
 GO_SRC_CANDIDATES = ("/usr/share/go-1.19/src", "/usr/lib/go-1.19/src", "/usr/share/go/src", "/usr/lib/go/src")
+RUST_SRC_CANDIDATES = ("/tmp/corpora/rust/usr/src/rustc-1.63.0", "/usr/src/rustc-1.63.0")
 
 if str(SERVER) not in sys.path:
     sys.path.insert(0, str(SERVER))
@@ -57,6 +61,12 @@ def prepare(name: str) -> Path:
             if Path(cand, "go", "ast").is_dir():
                 return Path(cand)
         raise SystemExit("Go sources not found; install them: apt-get install -y golang-1.19-src")
+    if name == "rust":
+        for cand in RUST_SRC_CANDIDATES:
+            if Path(cand, "library", "core").is_dir():
+                return Path(cand)
+        raise SystemExit("rustc sources not found; fetch them: cd /tmp && apt-get download rust-src && "
+                         "dpkg-deb -x rust-src_*.deb /tmp/corpora/rust")
     path = Path(name).expanduser()
     if not path.is_dir():
         raise SystemExit(f"{name}: not a corpus name (stdlib, go) nor a directory")

@@ -37,6 +37,10 @@ import corpora  # noqa: E402
 # target (issue 14): a cold index within this many times the tree-sitter floor measured
 # in the same run (ctags' ratio is printed beside it)
 FLOOR_FACTOR_TARGET = 2.0
+# the large corpus (issue 14): time per MB within this factor of the stdlib's, and a
+# bounded main process
+LINEAR_TARGET = 1.2
+PEAK_TARGET = 1 << 30
 SUMMARY = re.compile(r"(\d+) files, (\d+) symbols indexed in ([\d.]+)s")
 
 
@@ -170,7 +174,9 @@ def fmt_s(xs: list[float]) -> str:
     return f"median {med:6.2f}s  min {mn:6.2f}s"
 
 
-def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: bool) -> bool:
+def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: bool,
+                 per_mb: dict[str, tuple[float, int]]) -> bool:
+    """Prints one corpus's numbers; ``per_mb[name]`` gets (seconds per MB, main peak RSS)."""
     root = corpora.prepare(name)
     n_files, n_bytes = corpora.count_files(root)
     print(f"\n== corpus {name}: {root}")
@@ -245,6 +251,7 @@ def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: 
                 print("  " + line)
         if proc.returncode:
             print("  recall.py failed: " + proc.stderr.strip().splitlines()[-1] if proc.stderr else "")
+    per_mb[name] = (med_cold / (n_bytes / 1e6), max(c["main_rss"] for c in cold))
     return ok
 
 
@@ -260,8 +267,21 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("universal-ctags is needed: apt-get install -y universal-ctags")
     corpora.header("sylk index benchmark")
     ok = True
+    per_mb: dict[str, tuple[float, int]] = {}
     for name in args.corpus or ["stdlib", "go"]:
-        ok &= bench_corpus(name, args.runs, args.workers, not args.no_recall, args.keep)
+        ok &= bench_corpus(name, args.runs, args.workers, not args.no_recall, args.keep, per_mb)
+    if "stdlib" in per_mb:  # linear: the other corpora's time per MB against the stdlib's
+        base = per_mb["stdlib"][0]
+        for name, (s_mb, peak) in per_mb.items():
+            if name == "stdlib":
+                continue
+            linear = s_mb / base <= LINEAR_TARGET
+            small = peak <= PEAK_TARGET
+            ok &= linear and small
+            print(f"\n{'PASS' if linear else 'MISS'}: {name} time per MB {s_mb:.3f}s = {s_mb / base:.2f}x the stdlib's"
+                  f" {base:.3f}s (target <= {LINEAR_TARGET:g}x)")
+            print(f"{'PASS' if small else 'MISS'}: {name} main-process peak RSS {corpora.human(peak)}"
+                  f" (target <= {corpora.human(PEAK_TARGET)})")
     print(f"\n# done -- {corpora.load_line()}")
     return 0 if ok else 1
 
