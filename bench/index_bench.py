@@ -1,7 +1,8 @@
 """Indexing speed and memory of ``sylk index`` against the tree-sitter floor and
 universal-ctags (run by hand).
 
-    python bench/index_bench.py [--corpus stdlib|go|PATH ...] [--runs 3] [--no-recall]
+    python bench/index_bench.py [--corpus stdlib|go|rust|PATH ...] [--runs 3] [--no-recall]
+    python bench/index_bench.py --workers-sweep 1,2,4,8 [--corpus stdlib] [--runs 1]
 
 For each corpus, ``--runs`` times and interleaved (so both tools see the same
 machine load): a cold ``sylk index`` in a subprocess with a fresh SYLK_INDEX_DIR,
@@ -40,6 +41,7 @@ FLOOR_FACTOR_TARGET = 2.0
 # the large corpus (issue 14): time per MB within this factor of the stdlib's, and a
 # bounded main process
 LINEAR_TARGET = 1.2
+SPEEDUP_TARGET = 1.8  # 2 workers against 1
 PEAK_TARGET = 1 << 30
 SUMMARY = re.compile(r"(\d+) files, (\d+) symbols indexed in ([\d.]+)s")
 
@@ -255,6 +257,39 @@ def bench_corpus(name: str, runs: int, workers: int | None, recall: bool, keep: 
     return ok
 
 
+def sweep(name: str, counts: list[int], runs: int) -> bool:
+    """Cold index and tree-sitter floor at each worker count, interleaved; speedup
+    against the first count (issue 14: 2 workers >= 1.8x 1 worker)."""
+    root = corpora.prepare(name)
+    print(f"\n== worker sweep on {name}: {root}   [{corpora.load_line()}]")
+    cold: dict[int, list[float]] = {n: [] for n in counts}
+    floor: dict[int, list[float]] = {n: [] for n in counts}
+    cpu: dict[int, list[tuple[float, float]]] = {n: [] for n in counts}
+    for _ in range(runs):
+        for n in counts:
+            index_dir = corpora.fresh_index_dir(f"sweep{n}")
+            try:
+                c = run_sylk(root, index_dir, n)
+            finally:
+                shutil.rmtree(index_dir, ignore_errors=True)
+            cold[n].append(c["wall"])
+            cpu[n].append((c["main_cpu"], c["worker_cpu"]))
+            floor[n].append(run_floor(root, n)["wall"])
+    base, fbase = corpora.med_min(cold[counts[0]])[0], corpora.med_min(floor[counts[0]])[0]
+    print(f"{'workers':>7} {'cold':>8} {'speedup':>8} {'floor':>8} {'speedup':>8}  CPU main / workers")
+    for n in counts:
+        c, f = corpora.med_min(cold[n])[0], corpora.med_min(floor[n])[0]
+        m, w = (sum(x) / len(x) for x in zip(*cpu[n], strict=True))
+        print(f"{n:>7} {c:7.2f}s {base / c:7.2f}x {f:7.2f}s {fbase / f:7.2f}x  {m:.1f}s / {w:.1f}s")
+    ok = True
+    if counts[0] == 1 and 2 in counts:
+        speedup = base / corpora.med_min(cold[2])[0]
+        ok = speedup >= SPEEDUP_TARGET
+        print(f"{'PASS' if ok else 'MISS'}: 2 workers {speedup:.2f}x faster than 1 (target >= {SPEEDUP_TARGET:g}x;"
+              f" the floor's own: {fbase / corpora.med_min(floor[2])[0]:.2f}x; {os.cpu_count()} cores here)")
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", action="append", help="stdlib, go or a directory (repeatable; default stdlib and go)")
@@ -262,7 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=None, help="passed to sylk index (default: one per core)")
     ap.add_argument("--no-recall", action="store_true", help="skip bench/recall.py")
     ap.add_argument("--keep", action="store_true", help="keep the index folders")
+    ap.add_argument("--workers-sweep", help="comma-separated worker counts (e.g. 1,2,4,8): cold index and floor"
+                    " at each, and the speedup over the first, instead of the full benchmark")
     args = ap.parse_args(argv)
+    if args.workers_sweep:
+        counts = [int(x) for x in args.workers_sweep.split(",")]
+        ok = all([sweep(name, counts, args.runs) for name in args.corpus or ["stdlib"]])
+        print(f"\n# done -- {corpora.load_line()}")
+        return 0 if ok else 1
     if shutil.which("ctags") is None:
         raise SystemExit("universal-ctags is needed: apt-get install -y universal-ctags")
     corpora.header("sylk index benchmark")

@@ -163,9 +163,16 @@ def _is_subsequence(query: str, text: str) -> bool:
     return all(ch in it for ch in query)
 
 
-def static_key(path: str, sym: Symbol) -> int:
-    """Query-independent rank of an entry (lower is better): kind, path depth, name length."""
-    return (KIND_ORDER.get(sym.kind, 99) << 16) | (min(path.count("/"), 255) << 8) | min(len(sym.name), 255)
+def path_rank(path: str) -> int:
+    """The path's part of ``static_key`` (shallower is better), the same for all of a file's symbols."""
+    return min(path.count("/"), 255) << 8
+
+
+def static_key(path: str, sym: Symbol, path_part: int | None = None) -> int:
+    """Query-independent rank of an entry (lower is better): kind, path depth, name length.
+    ``path_part``: ``path_rank(path)``, when the caller has it."""
+    return (KIND_ORDER.get(sym.kind, 99) << 16) | (path_rank(path) if path_part is None else path_part) | \
+        min(len(sym.name), 255)
 
 
 class NameIndex:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from ..ingest.symbols import Symbol
-from .name_index import DELTA_MAX, TIER_SUBSEQUENCE, NameIndex, NameInfo, static_key
+from .name_index import DELTA_MAX, TIER_SUBSEQUENCE, NameIndex, NameInfo, path_rank, static_key
 
 
 @attrs.frozen(slots=True)
@@ -87,16 +87,18 @@ class SymbolTable:
         if not symbols:
             return
         self._by_path[path] = list(symbols)
-        groups = self._groups
+        groups, touched, full = self._groups, self._touched, self._full
+        depth = path_rank(path)
         for sym in symbols:
             lower = sym.name.lower()
             group = groups.get(lower)
             if group is None:
                 group = groups[lower] = []
-                if not self._full:
+                if not full:
                     self._new.add(lower)
-            group.append((static_key(path, sym), path, sym))
-            self._touched.add(lower)
+            group.append((static_key(path, sym, depth), path, sym))
+            if not full:  # a full rebuild comes next anyway
+                touched.add(lower)
         self._count += len(symbols)
         self._dirty = True
 
