@@ -45,6 +45,12 @@ def to_range(r: tuple[int, int, int, int]) -> types.Range:
                        end=types.Position(line=r[2], character=r[3]))
 
 
+def range_json(start_line: int, start_character: int, end_line: int, end_character: int) -> dict[str, Any]:
+    """An LSP ``Range`` as JSON (0-based lines, UTF-16 columns)."""
+    return {"start": {"line": start_line, "character": start_character},
+            "end": {"line": end_line, "character": end_character}}
+
+
 @functools.lru_cache(maxsize=65536)
 def path_to_uri(root: Path, rel: str) -> str:
     """The file URI of a root-relative path (kept: every answer names the same files)."""
@@ -69,12 +75,10 @@ def symbol_information(root: Path, hit: SymbolHit) -> dict[str, Any]:
     of them per keystroke, and building lsprotocol records for cattrs to take apart
     again cost a third of the answer (bench/symbol_latency.py)."""
     s = hit.symbol
-    r = s.selection
     out: dict[str, Any] = {
         "name": s.name,
         "kind": int(symbol_kind(s.kind)),
-        "location": {"uri": path_to_uri(root, hit.path),
-                     "range": {"start": {"line": r[0], "character": r[1]}, "end": {"line": r[2], "character": r[3]}}},
+        "location": {"uri": path_to_uri(root, hit.path), "range": range_json(*s.selection)},
     }
     if s.container:
         out["containerName"] = s.container

@@ -99,7 +99,7 @@ def _find(ls: SylkServer, name: str) -> tuple[list[tuple[Folder, SymbolHit]],
 def _wire(root: Path, r: related.Related) -> dict[str, Any]:
     c = r.chunk
     return {"uri": uris.path_uri(root, c.path), "path": c.path,
-            "range": {"start": {"line": c.start_line, "character": 0}, "end": {"line": c.end_line + 1, "character": 0}},
+            "range": convert.range_json(c.start_line, 0, c.end_line + 1, 0),
             "language": c.language, "type": c.type, "kind": c.kind, "symbol": c.symbol,
             "containerName": c.container, "score": round(r.score, 6)}
 

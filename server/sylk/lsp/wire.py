@@ -20,7 +20,7 @@ DocumentInfo = Callable[[str], dict[str, Any] | None]
 
 
 def _range(first: int, end: int) -> dict[str, Any]:
-    return {"start": {"line": first, "character": 0}, "end": {"line": end, "character": 0}}
+    return convert.range_json(first, 0, end, 0)
 
 
 def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dict[str, Any]:
@@ -46,8 +46,7 @@ def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dic
         "semanticRank": h.semantic_rank,
         "snippet": h.snippet,
         "snippetRange": _range(h.snippet_line, h.snippet_line + h.snippet.count("\n") + 1),
-        "highlights": [{"start": {"line": ln, "character": a}, "end": {"line": ln, "character": b}}
-                       for ln, a, b in h.highlights],
+        "highlights": [convert.range_json(ln, a, ln, b) for ln, a, b in h.highlights],
         "stale": h.stale,
     }
     if h.explained:
