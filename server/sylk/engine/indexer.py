@@ -17,7 +17,7 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import attrs
@@ -213,7 +213,7 @@ class Indexer:
         # Then the largest first, so the last batches are small and the workers finish together.
         head = collections.deque(todo[:HEAD_FILES])
         rest = sorted(todo[HEAD_FILES:], key=lambda t: -t[0].size)
-        queued = iter([rest[i:i + BATCH_FILES] for i in range(0, len(rest), BATCH_FILES)])
+        queued = _batches(rest)
         ctx = multiprocessing.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exit_with_parent,
                                     initargs=(os.getpid(),)) as pool:
@@ -229,10 +229,8 @@ class Indexer:
                         yield parse_file(root, entry, known_hash, max_size, languages)
                         continue
                     if head:  # the workers are up: they take the rest of the first files too
-                        first = list(head)
+                        queued = itertools.chain(_batches(list(head)), queued)
                         head.clear()
-                        queued = itertools.chain([first[i:i + BATCH_FILES] for i in range(0, len(first), BATCH_FILES)],
-                                                 queued)
                     if not running:
                         break
                     finished, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
@@ -241,3 +239,8 @@ class Indexer:
             finally:
                 for fut in running:
                     fut.cancel()
+
+
+def _batches(todo: list[tuple[scan.FileEntry, str | None]]) -> Iterator[list[tuple[scan.FileEntry, str | None]]]:
+    """``todo`` in tasks of BATCH_FILES files for the parse workers."""
+    return (todo[i:i + BATCH_FILES] for i in range(0, len(todo), BATCH_FILES))

@@ -37,10 +37,7 @@ class SymbolIndex:
                 table = SymbolTable()
                 table.replace_all(self.stores.manifest.symbols_by_path())
                 for rel, data in self._unflushed.items():
-                    if data is None:
-                        table.remove_file(rel)
-                    else:
-                        table.set_file(rel, decode_symbols(data))
+                    _apply(table, rel, data)
                 self._unflushed = {}
                 self._table = table
             return self._table
@@ -72,10 +69,7 @@ class SymbolIndex:
                     self._unflushed[rel] = symbol_data
                     return
         if rel not in self._unsaved:
-            if symbol_data is None:
-                self._table.remove_file(rel)
-            else:
-                self._table.set_file(rel, decode_symbols(symbol_data))
+            _apply(self._table, rel, symbol_data)
 
     def warm(self) -> None:
         if self._table is not None:
@@ -115,3 +109,11 @@ class SymbolIndex:
     def keep_unsaved(self, rel: str) -> None:
         """The buffer of ``rel`` was saved: indexing takes over its symbols from here."""
         self._unsaved.pop(rel, None)
+
+
+def _apply(table: SymbolTable, rel: str, symbol_data: str | None) -> None:
+    """A file's symbols from an index run (None: the file went) into ``table``."""
+    if symbol_data is None:
+        table.remove_file(rel)
+    else:
+        table.set_file(rel, decode_symbols(symbol_data))
