@@ -41,10 +41,20 @@ TIER_EXACT, TIER_PREFIX, TIER_HUMP, TIER_SUBSTRING, TIER_SUBSEQUENCE = range(5)
 _SEPARATORS = re.compile(r"[\W_]+")
 
 
+# The bit of a letter (a code point) and of two adjacent letters in a 64-bit mask:
+# ints for a query, numpy uint64 arrays for every name at once (_letter_masks, _word_masks).
+def _letter_bit(code: int | np.ndarray) -> int | np.ndarray:
+    return 1 << (code & 63) if isinstance(code, int) else np.left_shift(np.uint64(1), code & np.uint64(63))
+
+
+def _pair_hash(a: int | np.ndarray, b: int | np.ndarray) -> int | np.ndarray:
+    return _letter_bit(a * 31 + b)
+
+
 def _mask(text: str) -> int:
     m = 0
     for ch in text:
-        m |= 1 << (ord(ch) & 63)
+        m |= int(_letter_bit(ord(ch)))
     return m
 
 
@@ -55,7 +65,7 @@ class NameInfo:
 
 
 def _pair_bit(a: str, b: str) -> int:
-    return 1 << ((ord(a) * 31 + ord(b)) & 63)
+    return int(_pair_hash(ord(a), ord(b)))
 
 
 def _codes(lines: Sequence[str]) -> np.ndarray:
@@ -71,7 +81,7 @@ def _per_line(bits: np.ndarray, starts: np.ndarray) -> np.ndarray:
 def _letter_masks(lines: Sequence[str], starts: np.ndarray) -> np.ndarray:
     """``_mask`` of each line, for all of them at once (the newlines count for nothing)."""
     c = _codes(lines)
-    bits = np.left_shift(np.uint64(1), c & np.uint64(63))
+    bits = _letter_bit(c)
     bits[c == 10] = 0
     bits[-1] = 0
     return _per_line(bits, starts)
@@ -85,11 +95,9 @@ def _word_masks(wlines: Sequence[str], starts: np.ndarray) -> tuple[np.ndarray, 
     letter[-1] = False
     first = np.zeros(len(c), dtype=bool)
     first[1:] = (c[:-1] == 1) & letter[1:]
-    initials = np.where(first, np.left_shift(np.uint64(1), c & np.uint64(63)), np.uint64(0))
+    initials = np.where(first, _letter_bit(c), np.uint64(0))
     pairs = np.zeros(len(c), dtype=np.uint64)
-    inside = letter[:-1] & letter[1:]
-    pairs[:-1] = np.where(inside, np.left_shift(np.uint64(1), (c[:-1] * np.uint64(31) + c[1:]) & np.uint64(63)),
-                          np.uint64(0))
+    pairs[:-1] = np.where(letter[:-1] & letter[1:], _pair_hash(c[:-1], c[1:]), np.uint64(0))
     return _per_line(initials, starts), _per_line(pairs, starts)
 
 
