@@ -189,7 +189,7 @@ class Indexer:
             if plan.full or plan.git is not None:
                 planner.save_sync_state(plan.git)
             self.stores.manifest.set_meta(last_indexed=str(time.time()))
-        self.symbols.warm()
+        self.symbols.run_ended()
         counts = self.stores.manifest.counts()
         report.files, report.symbols = counts["files"], counts["symbols"]
         report.seconds = time.perf_counter() - t0

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import attrs
 import numpy as np
 
-from ..ingest.symbols import Symbol
 from ..text.words import split_words
 
 KIND_ORDER = {
@@ -56,12 +56,6 @@ def _mask(text: str) -> int:
     for ch in text:
         m |= int(_letter_bit(ord(ch)))
     return m
-
-
-@attrs.frozen(slots=True)
-class NameInfo:
-    lower: str
-    words: tuple[str, ...]  # lower-cased words
 
 
 def _pair_bit(a: str, b: str) -> int:
@@ -161,12 +155,7 @@ def _subsequence_regex(query: str) -> re.Pattern[str]:
     return re.compile(_char(query[0]) + "".join(f"[^\\n{_char(ch)}]*+{_char(ch)}" for ch in query[1:]))
 
 
-def _line_starts(lines: Sequence[str]) -> np.ndarray:
-    lengths = np.fromiter((len(l) + 1 for l in lines), dtype=np.int64, count=len(lines))
-    return np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(lines) else np.zeros(0, dtype=np.int64)
-
-
-def _is_subsequence(query: str, text: str) -> bool:
+def is_subsequence(query: str, text: str) -> bool:
     it = iter(text)
     return all(ch in it for ch in query)
 
@@ -176,80 +165,152 @@ def path_rank(path: str) -> int:
     return min(path.count("/"), 255) << 8
 
 
-def static_key(path: str, sym: Symbol, path_part: int | None = None) -> int:
-    """Query-independent rank of an entry (lower is better): kind, path depth, name length.
-    ``path_part``: ``path_rank(path)``, when the caller has it."""
-    return (KIND_ORDER.get(sym.kind, 99) << 16) | (path_rank(path) if path_part is None else path_part) | \
-        min(len(sym.name), 255)
+def static_key(kind: str, name: str, path_part: int) -> int:
+    """Query-independent rank of an entry (lower is better): kind, path depth (``path_part``:
+    ``path_rank`` of its path), name length."""
+    return (KIND_ORDER.get(kind, 99) << 16) | path_part | min(len(name), 255)
+
+
+class Lines(Sequence[str]):
+    """The lines of a newline-joined ``blob`` by index (``starts``: where each line starts,
+    then ``len(blob) + 1``), without a string object per line."""
+
+    __slots__ = ("_blob", "_starts", "_n")
+
+    def __init__(self, blob: str, starts: np.ndarray) -> None:
+        self._blob = blob
+        self._starts = np.ascontiguousarray(starts, dtype=np.int64).tolist() if len(starts) < 2 else \
+            memoryview(np.ascontiguousarray(starts, dtype=np.int64)).cast("B").cast("q")
+        self._n = len(starts) - 1
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._blob[self._starts[i]:self._starts[i + 1] - 1]
+
+
+def line_starts(lines: Sequence[str]) -> np.ndarray:
+    """Where each of ``lines`` starts in ``"\n".join(lines)``, then the joined length + 1."""
+    lengths = np.fromiter((len(s) + 1 for s in lines), dtype=np.int64, count=len(lines))
+    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+
+
+def word_line(name: str) -> str:
+    """A name's lower-cased words as one line, each after a \x01 (``\x01http\x01retry``): the
+    words of the original spelling carry the humps."""
+    return "\x01" + "\x01".join(w.lower() for w in split_words(name) or [name])
+
+
+def line_words(wline: str) -> list[str]:
+    return wline.split("\x01")[1:]
+
+
+@attrs.frozen(slots=True)
+class NameArrays:
+    """What a NameIndex searches besides the entries: the sorted distinct lower-cased names,
+    their word lines, the names shortest first, and per name the letters present, the
+    letters starting a word and the letter pairs inside a word (``_pair_bit``). Blobs are
+    newline-joined; each ``*starts`` array ends with the blob's length + 1. A snapshot
+    saves these as they are."""
+
+    blob: str
+    starts: np.ndarray
+    wblob: str
+    wstarts: np.ndarray
+    lblob: str
+    lstarts: np.ndarray
+    by_len: np.ndarray  # name positions, shortest (then alphabetically) first
+    masks: np.ndarray
+    initials: np.ndarray
+    bigrams: np.ndarray
+
+    @classmethod
+    def build(cls, names: Sequence[str], wlines: Sequence[str]) -> NameArrays:
+        """From the sorted distinct lower-cased ``names`` and their ``word_line``."""
+        starts, wstarts = line_starts(names), line_starts(wlines)
+        initials, bigrams = _word_masks(wlines, wstarts[:-1])
+        by_len = np.array(sorted(range(len(names)), key=lambda i: (len(names[i]), names[i])), dtype=np.int64)
+        by_len_lines = [names[i] for i in by_len.tolist()]
+        return cls("\n".join(names), starts, "\n".join(wlines), wstarts, "\n".join(by_len_lines),
+                   line_starts(by_len_lines), by_len, _letter_masks(names, starts[:-1]), initials, bigrams)
+
+
+# A match as ``NameIndex.score`` returns it: (sort key, the Entries it came from, that
+# source's reference to the symbol). A tuple: thousands are made and sorted per query.
+Scored = tuple[tuple, "Entries", object]
+
+
+class Entries(Protocol):
+    """The symbols behind each name of a NameIndex, by the name's position."""
+
+    def emit(self, i: int, tier: int, sub: int, query: str, container_q: str, out: list[Scored]) -> int:
+        """Append the entries of name ``i`` (those whose container holds ``container_q`` as
+        a subsequence) to ``out``, keyed ``(tier, sub, case, rank, path, line, column)``; how many."""
+        ...
+
+    def best_rank(self, i: int) -> int:
+        """The best static rank among the entries of name ``i`` (NO_RANK if none)."""
+        ...
+
+    def hit(self, ref: Any) -> tuple[str, Any]:
+        """The (path, Symbol) of a reference ``emit`` made."""
+        ...
 
 
 class NameIndex:
-    """The search structure over a set of distinct names: the sorted names, their
-    letter masks and word lines, and the live entry lists of their groups (shared with
-    the table, so entries of a known name change without a rebuild)."""
+    """The search structure over a set of distinct names (``NameArrays``), with the best
+    rank of each name's entries for pruning long prefix runs. The entries themselves stay
+    with their owner (``Entries``), so they change without a rebuild."""
 
-    def __init__(self, names: list[str], groups: dict[str, list[tuple[int, str, Symbol]]],
-                 cache: dict[str, NameInfo]) -> None:
-        infos = []
-        for n in names:
-            info = cache.get(n)
-            if info is None:
-                # words of the original spelling carry the humps
-                original = groups[n][0][2].name if groups[n] else n
-                info = cache[n] = NameInfo(n, tuple(w.lower() for w in split_words(original)) or (n,))
-            infos.append(info)
-        entries = [groups[n] for n in names]
-        self._names = names
-        self._position = {n: i for i, n in enumerate(names)}
-        self._infos = infos
+    def __init__(self, arrays: NameArrays, entries: Entries, names: Sequence[str] | None = None,
+                 wlines: Sequence[str] | None = None, best_rank: np.ndarray | None = None) -> None:
+        self._arrays = arrays
         self._entries = entries
-        self._best_rank = np.fromiter((min((e[0] for e in g), default=NO_RANK) for g in entries),
-                                      dtype=np.int64, count=len(entries))
-        self._blob = "\n".join(names)
-        self._starts = _line_starts(names)
-        self._wlines = ["\x01" + "\x01".join(i.words) for i in infos]
-        # letters present, letters starting a word, letter pairs inside a word (_pair_bit)
-        self._masks = _letter_masks(names, self._starts)
-        self._initials, self._bigrams = _word_masks(self._wlines, _line_starts(self._wlines))
-        self._by_len = np.array(sorted(range(len(names)), key=lambda i: (len(names[i]), names[i])), dtype=np.int64)
-        by_len_lines = [names[i] for i in self._by_len.tolist()]
-        self._lblob = "\n".join(by_len_lines)
-        self._lstarts = _line_starts(by_len_lines)
+        self._names = names if names is not None else Lines(arrays.blob, arrays.starts)
+        self._wlines = wlines if wlines is not None else Lines(arrays.wblob, arrays.wstarts)
+        self._blob, self._starts = arrays.blob, arrays.starts
+        self._masks, self._initials, self._bigrams = arrays.masks, arrays.initials, arrays.bigrams
+        self._best_rank = best_rank if best_rank is not None else np.fromiter(
+            (entries.best_rank(i) for i in range(len(self._names))), dtype=np.int64, count=len(self._names))
+
+    @property
+    def arrays(self) -> NameArrays:
+        return self._arrays
+
+    def position(self, name: str) -> int | None:
+        i = bisect.bisect_left(self._names, name)
+        return i if i < len(self._names) and self._names[i] == name else None
 
     def __contains__(self, name: str) -> bool:
-        return name in self._position
+        return self.position(name) is not None
 
     def __len__(self) -> int:
         return len(self._names)
 
-    def rerank(self, name: str) -> None:
-        """The entries of ``name`` changed: refresh its best rank (prefix-run pruning)."""
-        i = self._position.get(name)
-        if i is not None:
-            self._best_rank[i] = min((e[0] for e in self._entries[i]), default=NO_RANK)
+    def rerank(self, i: int) -> None:
+        """The entries of name ``i`` changed: refresh its best rank (prefix-run pruning)."""
+        self._best_rank[i] = self._entries.best_rank(i)
 
-    def score(self, query: str, q: str, container_q: str, limit: int) -> list[tuple[tuple, str, Symbol, int]]:
-        """(sort key, path, symbol, tier) of the entries matching ``q`` (the lower-cased
-        ``query``), enough of each tier to fill ``limit``."""
-        names, entries, best_rank = self._names, self._entries, self._best_rank
-        scored: list[tuple[tuple, str, Symbol, int]] = []
-        if not names:
+    def score(self, query: str, q: str, container_q: str, limit: int) -> list[Scored]:
+        """The entries matching ``q`` (the lower-cased ``query``), enough of each tier to
+        fill ``limit``."""
+        names, best_rank, entries = self._names, self._best_rank, self._entries
+        scored: list[Scored] = []
+        if not len(names):
             return scored
 
         def add(idx: int, tier: int, sub: int) -> int:
-            n = 0
-            for rank, path, sym in entries[idx]:
-                if container_q and not _is_subsequence(container_q, sym.container.lower()):
-                    continue
-                case = 0 if query in sym.name else 1
-                scored.append(((tier, sub, case, rank, path, sym.range[0]), path, sym, tier))
-                n += 1
-            return n
+            return entries.emit(idx, tier, sub, query, container_q, scored)
 
         # exact and prefix: a contiguous run of the sorted names; when it is long,
         # only the names holding the best-ranked entries can make the cut.
         lo = bisect.bisect_left(names, q)
-        hi = bisect.bisect_left(names, q + "\U0010ffff")
+        hi = bisect.bisect_left(names, q + "\U0010ffff", lo)
         run = range(lo, hi)
         if hi - lo > 2 * limit:
             top = np.argpartition(best_rank[lo:hi], 2 * limit)[: 2 * limit] + lo
@@ -259,9 +320,6 @@ class NameIndex:
         if len(scored) < limit:
             self._lower_tiers(q, lo, hi, limit - len(scored), add)
         return scored
-
-    def all_entries(self) -> Iterable[tuple[int, str, Symbol]]:
-        return (e for group in self._entries for e in group)
 
     def _lower_tiers(self, q: str, lo: int, hi: int, need: int, add: Callable[[int, int, int], int]) -> None:
         """Camel-hump, substring and subsequence matches, each tier only if the ones
@@ -322,13 +380,13 @@ class NameIndex:
                    add: Callable[[int, int, int], int]) -> tuple[set[int], int] | None:
         """Add the camel-hump matches among ``lines``; None if they fill ``need``,
         else (the names added, the entries added)."""
-        wlines, infos = self._wlines, self._infos
+        wlines = self._wlines
         added: set[int] = set()
         count = 0
         others: list[tuple[int, int | None]] = []  # (name, skipped words if known)
         if len(lines) <= HUMP_DIRECT:  # a few names: match them, not compile two regexes
             for i in lines:
-                skipped = hump_match(hq, infos[i].words)
+                skipped = hump_match(hq, line_words(wlines[i]))
                 if skipped == 0:
                     added.add(i)
                     count += add(i, TIER_HUMP, 0)
@@ -347,7 +405,7 @@ class NameIndex:
         if count >= need:
             return None  # the rest rank below these and cannot make the cut
         for i, known in others:
-            skipped = known if known is not None else hump_match(hq, infos[i].words)
+            skipped = known if known is not None else hump_match(hq, line_words(wlines[i]))
             if skipped is not None:
                 added.add(i)
                 count += add(i, TIER_HUMP, skipped)
@@ -358,11 +416,11 @@ class NameIndex:
     def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int) -> list[int]:
         """Names holding ``q`` as a subsequence, shortest first (the tier's order), stopping
         once ``need`` are found and no name of the same length remains."""
-        order, starts = self._by_len, self._lstarts
+        order, starts = self._arrays.by_len, self._arrays.lstarts
         found: list[int] = []
         cutoff = None
         names = self._names
-        for m in _subsequence_regex(q).finditer(self._lblob):
+        for m in _subsequence_regex(q).finditer(self._arrays.lblob):
             line = int(np.searchsorted(starts, m.start(), side="right")) - 1
             i = int(order[line])
             if cutoff is not None and len(names[i]) > cutoff:

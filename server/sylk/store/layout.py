@@ -8,3 +8,4 @@ LOCK_FILE = "sylk.lock"
 MANIFEST_FILE = "manifest.sqlite3"
 TANTIVY_DIR = "tantivy"
 VECTORS_DIR = "vectors"
+SYMBOLS_FILE = "symbols.bin"  # the symbol table as arrays (search.frozen_symbols), rebuilt when missing

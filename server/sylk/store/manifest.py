@@ -80,6 +80,15 @@ CREATE TABLE IF NOT EXISTS git_files (
 """
 
 
+@attrs.frozen(slots=True)
+class FileSymbolData:
+    """A file's symbols as its row holds them."""
+
+    path: str
+    stamp: str  # Manifest.symbol_stamps()
+    data: str  # encode_symbols()
+
+
 class ChunkRecord(NamedTuple):
     """A chunk as the manifest holds it (a row of the ``chunks`` table). ``embed_text``
     travels only with a new chunk; records read back leave it empty."""
@@ -312,6 +321,23 @@ class Manifest(Annotations):
         with self._lock:
             rows = self._db.execute("SELECT path, symbol_data FROM files WHERE symbols > 0").fetchall()
         return {path: decode_symbols(data) for path, data in rows}
+
+    # A file row's stamp: its content hash and when the row was written. A row written
+    # again (a new content, or the same content indexed again) gets a new stamp.
+    _STAMP = "hash || '@' || CAST(indexed_at AS TEXT)"
+
+    def symbol_stamps(self) -> dict[str, str]:
+        """The stamp of each file with symbols: what a symbol snapshot compares."""
+        with self._lock:
+            return dict(self._db.execute(f"SELECT path, {self._STAMP} FROM files WHERE symbols > 0"))
+
+    def symbol_rows(self, paths: Sequence[str] | None = None) -> list[FileSymbolData]:
+        """The symbols of every file with symbols, or of those among ``paths``."""
+        select = f"SELECT path, {self._STAMP}, symbol_data FROM files WHERE symbols > 0"
+        with self._lock:
+            rows = self._db.execute(select).fetchall() if paths is None else \
+                self._rows_in(f"{select} AND path IN", list(paths))
+        return [FileSymbolData(*r) for r in rows]
 
     # chunks -----------------------------------------------------------
     def max_chunk_id(self) -> int:
