@@ -239,3 +239,12 @@ def test_a_save_within_known_names_does_not_rebuild_everything():
     assert names(t.search("bnh")) == ["brand_new_helper"]
     t.remove_file("b.py")
     assert t.search("get_user_by_id") == []
+
+
+def test_an_empty_table_and_odd_paths():
+    """No symbols at all answers nothing; a path holding a newline or non-ASCII comes back whole."""
+    assert make({}).search("x") == [] and make({}).search("") == []
+    t = table(("odd\nname é.py", sym("héllo_wörld")), ("b.py", sym("hello")))
+    assert [(h.path, h.symbol.name) for h in t.search("hello")] == [("b.py", "hello")]
+    assert [(h.path, h.symbol.name) for h in t.search("hw")] == [("odd\nname é.py", "héllo_wörld")]
+    assert [h.symbol.signature for h in t.search("hw")] == ["def héllo_wörld()"]

@@ -58,6 +58,14 @@ def _untext(a: np.ndarray) -> str:
     return a.tobytes().decode(*_TEXT)
 
 
+def _split(blob: str, starts: np.ndarray) -> list[str]:
+    """The lines of a blob as a list (``Lines`` when a line holds a newline itself)."""
+    if len(starts) < 2:
+        return []
+    lines = blob.split("\n")
+    return lines if len(lines) == len(starts) - 1 else list(Lines(blob, starts))
+
+
 def _blob(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Texts as one UTF-8 blob and the byte offset where each starts (then the end)."""
     encoded = [t.encode(*_TEXT) for t in texts]
@@ -72,8 +80,8 @@ class FrozenSymbols:
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self._arrays = arrays
         # the strings a query touches most as lists (a string object each); the rest by line
-        lists = {name: _untext(arrays[name]).split("\n") if name in _LISTED else
-                 Lines(_untext(arrays[name]), arrays[f"{name}_starts"]) for name in _STRINGS}
+        lists = {name: (_split if name in _LISTED else Lines)(_untext(arrays[name]), arrays[f"{name}_starts"])
+                 for name in _STRINGS}
         self._paths, self._stamps = lists["paths"], lists["stamps"]
         self._kinds = lists["kinds"]
         self._originals, self._containers = lists["originals"], lists["containers"]
@@ -93,8 +101,8 @@ class FrozenSymbols:
         self._path_ids: dict[str, int] | None = None
         best = (np.minimum.reduceat(self._e_key, self._name_starts[:-1]) if len(self._e_key)
                 else np.zeros(0, dtype=np.int64))
-        self.index = NameIndex(names, self, names.blob.split("\n") if len(best) else [],
-                               names.wblob.split("\n") if len(best) else [], best.astype(np.int64))
+        self.index = NameIndex(names, self, _split(names.blob, names.starts), _split(names.wblob, names.wstarts),
+                               best.astype(np.int64))
 
     # building, saving, opening ------------------------------------------------
     @classmethod
