@@ -13,6 +13,7 @@ from its live layer. A file that changes is hidden here (``hide``), never rewrit
 
 from __future__ import annotations
 
+import gc
 from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..ingest.symbols import ROW_CONTAINER, ROW_DOC, ROW_KIND, ROW_NAME, ROW_RAN
 from ..store.array_file import ArrayFile, read_array_file, write_array_file
 from ..store.manifest import FileSymbolData
 from .name_index import (
+    KIND_ORDER,
     NO_RANK,
     Lines,
     NameArrays,
@@ -107,6 +109,17 @@ class FrozenSymbols:
     # building, saving, opening ------------------------------------------------
     @classmethod
     def build(cls, files: Iterable[FileSymbolData]) -> FrozenSymbols:
+        # a million short-lived lists: the cyclic collector would walk them again and again
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return cls._build(files)
+        finally:
+            if gc_was_on:
+                gc.enable()
+
+    @classmethod
+    def _build(cls, files: Iterable[FileSymbolData]) -> FrozenSymbols:
         paths: list[str] = []
         stamps: list[str] = []
         rows: list[list] = []
@@ -127,7 +140,7 @@ class FrozenSymbols:
         rows = [rows[i] for i in order.tolist()]
         e_name = e_name[order]
         e_path = np.asarray(row_path, dtype=np.int32)[order] if rows else np.zeros(0, dtype=np.int32)
-        depth = [path_rank(p) for p in paths]
+        depth = np.fromiter(map(path_rank, paths), dtype=np.int64, count=len(paths))
         kinds = sorted({r[ROW_KIND] for r in rows})
         originals = sorted({r[ROW_NAME] for r in rows})
         containers = sorted({r[ROW_CONTAINER] for r in rows})
@@ -138,8 +151,6 @@ class FrozenSymbols:
         wlines = [word_line(rows[int(i)][ROW_NAME]) for i in first_of_name.tolist()]
         n = len(rows)
         arrays: dict[str, np.ndarray] = {
-            "entry_key": np.fromiter((static_key(r[ROW_KIND], r[ROW_NAME], depth[p])
-                                      for r, p in zip(rows, e_path.tolist(), strict=True)), dtype=np.int64, count=n),
             "entry_path": e_path,
             "entry_kind": np.fromiter((kind_id[r[ROW_KIND]] for r in rows), dtype=np.uint8, count=n),
             "entry_original": np.fromiter((orig_id[r[ROW_NAME]] for r in rows), dtype=np.int32, count=n),
@@ -149,6 +160,10 @@ class FrozenSymbols:
             "path_entries": np.argsort(e_path, kind="stable").astype(np.int64),
             "path_entry_starts": np.searchsorted(np.sort(e_path), np.arange(len(paths) + 1)).astype(np.int64),
         }
+        kind_rank = np.fromiter((KIND_ORDER.get(k, 99) for k in kinds), dtype=np.int64, count=len(kinds))
+        name_length = np.fromiter(map(len, originals), dtype=np.int64, count=len(originals))
+        arrays["entry_key"] = static_key(kind_rank[arrays["entry_kind"]], name_length[arrays["entry_original"]],
+                                         depth[e_path]).astype(np.int64)
         arrays["signatures"], arrays["signature_starts"] = _blob([r[ROW_SIGNATURE] for r in rows])
         arrays["docs"], arrays["doc_starts"] = _blob([r[ROW_DOC] for r in rows])
         for name, strings in zip(_STRINGS, (paths, stamps, kinds, originals, containers), strict=True):

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from ..ingest.symbols import Symbol
 from .name_index import (
     DELTA_MAX,
+    KIND_ORDER,
     NO_RANK,
     NameArrays,
     NameIndex,
@@ -114,7 +115,7 @@ class LiveSymbols:
                 group = groups[lower] = []
                 if not full:
                     self._new.add(lower)
-            group.append((static_key(sym.kind, sym.name, depth), path, sym))
+            group.append((static_key(KIND_ORDER.get(sym.kind, 99), len(sym.name), depth), path, sym))
             if not full:  # a full rebuild comes next anyway
                 touched.add(lower)
         self._count += len(symbols)

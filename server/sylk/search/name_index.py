@@ -165,10 +165,13 @@ def path_rank(path: str) -> int:
     return min(path.count("/"), 255) << 8
 
 
-def static_key(kind: str, name: str, path_part: int) -> int:
-    """Query-independent rank of an entry (lower is better): kind, path depth (``path_part``:
-    ``path_rank`` of its path), name length."""
-    return (KIND_ORDER.get(kind, 99) << 16) | path_part | min(len(name), 255)
+def static_key(kind_rank: int | np.ndarray, name_length: int | np.ndarray, path_part: int | np.ndarray):
+    """Query-independent rank of an entry (lower is better): kind (``KIND_ORDER``, 99 for
+    another), path depth (``path_rank`` of its path), name length. Ints for one entry,
+    numpy arrays for many."""
+    if isinstance(name_length, np.ndarray):
+        return (kind_rank << 16) | path_part | np.minimum(name_length, 255)
+    return (kind_rank << 16) | path_part | min(name_length, 255)
 
 
 class Lines(Sequence[str]):
