@@ -279,3 +279,23 @@ def test_progress_says_what_is_searchable_so_far():
     assert progress_text(Progress("index", 12, 40, "", committed=8)) == ("12/40 files, text searchable in 8", 30)
     assert progress_text(Progress("index", 40, 40, "", committed=8)) == ("40/40 files", 100)
     assert progress_text(Progress("embed", 5, 10)) == ("5/10 chunks", 50)
+
+
+def test_a_search_during_an_index_run_says_how_much_is_not_searchable_yet(workspace: Path):
+    from sylk.search.query import SearchRequest
+
+    ws = open_ws(workspace)
+    during = []
+
+    def progress(p) -> None:
+        if p.phase == "index" and not during:  # all 16 parsed, the last commit still to come
+            during.append((p.total - p.committed, ws.search(SearchRequest("retry", "lexical"))))
+
+    ws.index(progress=progress, workers=1)
+    after = ws.search(SearchRequest("retry", "lexical"))
+    ws.close()
+    ((pending, mid),) = during
+    assert pending > 0 and mid.index.indexing and mid.index.files_pending == pending
+    assert mid.message == f"indexing: {pending} files are not searchable yet"
+    assert not after.index.indexing and after.index.files_pending == 0 and after.message is None
+    assert after.hits

@@ -113,6 +113,10 @@ export interface IndexState {
   embedded: number;
   pending: number;
   ready: boolean;
+  /** An index run is under way. */
+  indexing?: boolean;
+  /** Files of that run whose text is not searchable yet. */
+  filesPending?: number;
 }
 
 export interface HitExplain {

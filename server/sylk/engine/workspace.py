@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import attrs
+
 from ..config import Settings, index_dir_for
 from ..embed.embedder import Embedder
 from ..errors import IndexClosed, IndexError_
@@ -56,6 +58,7 @@ class Workspace:
         settings = settings or Settings()
         self.index_dir = index_dir_for(self.root, settings)
         self._size_cache: tuple[float, int] | None = None  # (when, bytes) of the index folder
+        self._run: Progress | None = None  # the last progress of the index run under way
         # one writer per index folder; damaged stores are set aside (store.stores, store.damage)
         self.stores = Stores.open(self.root, self.index_dir, writable=writable, deep=load_symbols)
         self.symbols = SymbolIndex(self.stores)
@@ -116,9 +119,18 @@ class Workspace:
         gitsync) unless ``use_git`` is False, other trees by a walk and stat()."""
         if not self.writable:
             raise IndexError_(self.read_only_reason or "index is read-only")
+        tell = progress or (lambda p: None)
+
+        def track(p: Progress) -> None:
+            self._run = p
+            tell(p)
+
         with self.stores.index_lock:
-            return self.indexer.run(progress or (lambda p: None), cancel or threading.Event(), workers,
-                                    None if paths is None else list(paths), use_git)
+            try:
+                return self.indexer.run(track, cancel or threading.Event(), workers,
+                                        None if paths is None else list(paths), use_git)
+            finally:
+                self._run = None
 
     def reindex_paths(self, rels: Iterable[str]) -> IndexReport:
         """Re-index given files now (a save, a few changes): ``index(paths=rels)``."""
@@ -242,8 +254,10 @@ class Workspace:
     def index_state(self) -> IndexState:
         """The ``index`` block of a search result: how complete each side is."""
         chunks = self.manifest.chunk_counts()
+        run = self._run
         return IndexState(self.manifest.counts()["files"], chunks["chunks"], chunks["embedded"], chunks["pending"],
-                          chunks["pending"] == 0 and self.semantic_ready)
+                          chunks["pending"] == 0 and self.semantic_ready, run is not None,
+                          max(0, run.total - run.committed) if run is not None and run.phase != "done" else 0)
 
     def search_paths(self, text: str, limit: int = 20) -> list[str]:
         """Paths of the files whose chunks match ``text`` lexically, best first."""
@@ -259,8 +273,12 @@ class Workspace:
             if note is None and state.embedded == 0:
                 note = "semantic search is not ready yet: no chunk is embedded"
             relocator = Relocator(self.root, self.manifest, self.settings.max_file_size, self.settings.languages)
-            return HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
-                                semantic_note=note, relocator=relocator).search(req, state)
+            result = HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
+                                  semantic_note=note, relocator=relocator).search(req, state)
+        if state.files_pending:
+            indexing = f"indexing: {state.files_pending} files are not searchable yet"
+            result = attrs.evolve(result, message=f"{result.message}; {indexing}" if result.message else indexing)
+        return result
 
     def _index_bytes(self) -> int:
         """The index folder's size; walked at most every INDEX_SIZE_TTL_S (clients poll status)."""

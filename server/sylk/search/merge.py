@@ -34,7 +34,8 @@ def merge_results(parts: Sequence[SearchResult], offset: int, limit: int) -> Mer
                 counts[value] += n
     index = IndexState(sum(p.index.files for p in parts), sum(p.index.chunks for p in parts),
                        sum(p.index.embedded for p in parts), sum(p.index.pending for p in parts),
-                       all(p.index.ready for p in parts))
+                       all(p.index.ready for p in parts), any(p.index.indexing for p in parts),
+                       sum(p.index.files_pending for p in parts))
     messages = sorted({p.message for p in parts if p.message})
     result = SearchResult(parts[0].query, parts[0].mode, max(p.took_ms for p in parts),
                           sum(p.total_hits for p in parts), [h for _i, h in page],

@@ -50,6 +50,8 @@ class IndexState:
     embedded: int
     pending: int  # chunks not embedded yet
     ready: bool  # nothing pending, and the semantic side is loaded
+    indexing: bool = False  # an index run is under way
+    files_pending: int = 0  # files of that run whose text is not searchable yet (symbols come sooner)
 
 
 @attrs.frozen
