@@ -114,9 +114,9 @@ export interface IndexState {
   pending: number;
   ready: boolean;
   /** An index run is under way. */
-  indexing?: boolean;
+  indexing: boolean;
   /** Files of that run whose text is not searchable yet. */
-  filesPending?: number;
+  filesPending: number;
 }
 
 export interface HitExplain {

@@ -40,7 +40,7 @@ function result(hits: SearchHit[], totalHits = hits.length, extra: Partial<Searc
     totalHits,
     hits,
     facets: {},
-    index: { files: 16, chunks: 99, embedded: 99, pending: 0, ready: true },
+    index: { files: 16, chunks: 99, embedded: 99, pending: 0, ready: true, indexing: false, filesPending: 0 },
     ...extra,
   };
 }
@@ -118,7 +118,7 @@ test("params carry the mode and only the filters that are set", () => {
 test("the title says the mode, the filters and how complete the semantic side is", () => {
   const state = { mode: "hybrid" as const, filters: { languages: ["python", "go"], paths: ["app/**"] } };
   assert.equal(describeFilters(state.filters), "lang:python,go path:app/**");
-  const partial = result([should], 1, { index: { files: 16, chunks: 100, embedded: 40, pending: 60, ready: false } });
+  const partial = result([should], 1, { index: { files: 16, chunks: 100, embedded: 40, pending: 60, ready: false, indexing: false, filesPending: 0 } });
   assert.equal(pickerTitle(state, partial), "Sylk Search (hybrid) · lang:python,go path:app/** · 1 hit in 3 ms · semantic side 40% embedded");
   const noModel = result([], 0, { message: "semantic search is off (embedding.enabled is false)" });
   assert.ok(pickerTitle({ mode: "semantic", filters: {} }, noModel).endsWith("semantic search is off (embedding.enabled is false)"));
