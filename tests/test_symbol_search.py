@@ -179,6 +179,14 @@ def test_direct_and_scanning_strategies_agree(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(ss, "DIRECT_MAX", -1)
     for q in queries:
         assert [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=1000)] == direct[q], q
+    # camel humps: matched one by one (hump_match), screened by regexes line by line, or
+    # by regexes scanning all the lines at once: the same answers at any limit
+    for hump_direct, hump_scan in ((-1, 10**9), (10**9, 10**9), (-1, -1)):
+        monkeypatch.setattr(ss, "HUMP_DIRECT", hump_direct)
+        monkeypatch.setattr(ss, "HUMP_SCAN", hump_scan)
+        for q in queries:
+            for limit in (5, 40, 1000):
+                assert [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=limit)] == direct[q][:limit], q
 
 
 def _random_symbols(rng, words: list[str], n: int) -> list[Symbol]:
@@ -248,3 +256,29 @@ def test_an_empty_table_and_odd_paths():
     assert [(h.path, h.symbol.name) for h in t.search("hello")] == [("b.py", "hello")]
     assert [(h.path, h.symbol.name) for h in t.search("hw")] == [("odd\nname é.py", "héllo_wörld")]
     assert [h.symbol.signature for h in t.search("hw")] == ["def héllo_wörld()"]
+
+
+def test_the_one_skip_regex_agrees_with_hump_match():
+    """Camel-hump names with one word skipped are found by a regex on busy queries; it
+    must say exactly what hump_match says."""
+    import random
+
+    from sylk.search.name_index import _hump_one_skip_regex, _hump_regex, line_words, word_line
+
+    rng = random.Random(3)
+    words = ["get", "set", "user", "by", "id", "http", "retry", "policy", "temp", "cache", "tee", "t", "ab", "abc"]
+    checked = ones = 0
+    for _ in range(400):
+        parts = rng.sample(words, rng.randint(1, 5))
+        line = word_line("_".join(parts))
+        for _ in range(5):
+            q = "".join(w[: rng.randint(1, 2)] for w in rng.sample(parts, rng.randint(1, len(parts))))
+            want = hump_match(q, line_words(line))
+            zero = _hump_regex(q, skips=False).match(line) is not None
+            one = _hump_one_skip_regex(q).match(line) is not None
+            assert zero == (want == 0), (q, line)
+            if not zero:
+                assert one == (want == 1), (q, line, want)
+            checked += 1
+            ones += want == 1
+    assert checked == 2000 and ones > 100

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -32,6 +32,9 @@ DIRECT_MAX = 3000
 # Up to this many camel-hump candidates are matched one by one in Python: compiling the
 # two regexes that screen more of them costs 1-2 ms for a long query.
 HUMP_DIRECT = 150
+# Above this many camel-hump candidates the word lines are scanned whole by each regex
+# (one pass in C) instead of being matched one by one.
+HUMP_SCAN = 1500
 # names new since the last full rebuild of the search structure kept in a small one of
 # their own; above this many (or this many emptied names) everything is rebuilt
 DELTA_MAX = 5000
@@ -136,8 +139,9 @@ def _char(ch: str) -> str:
 
 def _hump_regex(query: str, skips: bool = True) -> re.Pattern[str]:
     """Word lines (``\x01http\x01retry``) where ``query`` is successive prefixes of words.
-    With ``skips=False`` (use ``match``) the words follow one another from the first."""
-    parts = [f"\x01{_char(query[0])}"]
+    With ``skips=False`` the words follow one another from the first (anchored: ``^``
+    starts a line, so the pattern scans a blob of lines as it matches one)."""
+    parts = [("(?m)^" if not skips else "") + f"\x01{_char(query[0])}"]
     for ch in query[1:]:
         c = _char(ch)
         if skips:
@@ -147,6 +151,21 @@ def _hump_regex(query: str, skips: bool = True) -> re.Pattern[str]:
             # continue the current word, or start the next one with ch
             parts.append(f"(?:{c}|[^\\n\x01]*+\x01{c})")
     return re.compile("".join(parts))
+
+
+def _hump_one_skip_regex(query: str) -> re.Pattern[str]:
+    """Word lines where ``query`` is successive prefixes of words with one word skipped,
+    before the first piece or between two (anchored like ``_hump_regex``): ``hump_match``
+    of 1 for a line the ``skips=False`` regex does not match, without running it."""
+    word = "[^\\n\x01]*+"
+    variants = []
+    for s in range(len(query)):
+        parts = [f"\x01{word}\x01{_char(query[0])}" if s == 0 else f"\x01{_char(query[0])}"]
+        for k, ch in enumerate(query[1:], 1):
+            c = _char(ch)
+            parts.append(f"{word}\x01{word}\x01{c}" if k == s else f"(?:{c}|{word}\x01{c})")
+        variants.append("".join(parts))
+    return re.compile("(?m)^(?:" + "|".join(f"(?:{v})" for v in variants) + ")")
 
 
 def _subsequence_regex(query: str) -> re.Pattern[str]:
@@ -338,7 +357,7 @@ class NameIndex:
             ok &= ((self._initials & np.uint64(1 << (ord(b) & 63))) != 0) | \
                   ((self._bigrams & np.uint64(_pair_bit(a, b))) != 0)
         ok[lo:hi] = False
-        seen = self._hump_tier(hq, np.flatnonzero(ok).tolist(), need, add)
+        seen = self._hump_tier(hq, np.flatnonzero(ok).tolist(), lo, hi, need, add)
         if seen is None:
             return
         need -= seen[1]
@@ -379,42 +398,70 @@ class NameIndex:
         for i in self._subsequence_shortest_first(q, need, seen_names, lo, hi):
             add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
 
-    def _hump_tier(self, hq: str, lines: list[int], need: int,
+    def _hump_tier(self, hq: str, lines: list[int], lo: int, hi: int, need: int,
                    add: Callable[[int, int, int], int]) -> tuple[set[int], int] | None:
-        """Add the camel-hump matches among ``lines``; None if they fill ``need``,
-        else (the names added, the entries added)."""
+        """Add the camel-hump matches among ``lines`` (candidates, none in ``[lo, hi)``),
+        fewest skipped words first; None if they fill ``need``, else (the names added,
+        the entries added)."""
         wlines = self._wlines
         added: set[int] = set()
         count = 0
         others: list[tuple[int, int | None]] = []  # (name, skipped words if known)
+
+        def take(ids: Iterable[int], skipped: int) -> None:
+            nonlocal count
+            for i in ids:
+                added.add(i)
+                count += add(i, TIER_HUMP, skipped)
+
         if len(lines) <= HUMP_DIRECT:  # a few names: match them, not compile two regexes
             for i in lines:
                 skipped = hump_match(hq, line_words(wlines[i]))
                 if skipped == 0:
-                    added.add(i)
-                    count += add(i, TIER_HUMP, 0)
+                    take((i,), 0)
                 elif skipped is not None:
                     others.append((i, skipped))
         else:
-            zero = _hump_regex(hq, skips=False)
-            hump = _hump_regex(hq)
-            for i in lines:
-                line = wlines[i]
-                if zero.match(line):  # successive words from the first: nothing skipped
-                    added.add(i)
-                    count += add(i, TIER_HUMP, 0)
-                elif hump.search(line):
-                    others.append((i, None))
+            zero, hump = _hump_regex(hq, skips=False), _hump_regex(hq)
+            if len(lines) > HUMP_SCAN:  # many: each regex over all word lines at once
+                outside = [i for i in self._scan_words(zero) if not lo <= i < hi]
+                take(outside, 0)
+                if count < need:
+                    others = [(i, None) for i in self._scan_words(hump) if i not in added and not lo <= i < hi]
+            else:
+                for i in lines:
+                    line = wlines[i]
+                    if zero.match(line):  # successive words from the first: nothing skipped
+                        take((i,), 0)
+                    elif hump.search(line):
+                        others.append((i, None))
         if count >= need:
             return None  # the rest rank below these and cannot make the cut
+        if others and others[0][1] is None:  # the next rank, one word skipped, by a regex too
+            one = _hump_one_skip_regex(hq)
+            if len(others) > HUMP_SCAN:
+                ones = set(self._scan_words(one))
+                hit = [i for i, _k in others if i in ones]
+            else:
+                hit = [i for i, _k in others if one.match(wlines[i])]
+            take(hit, 1)
+            if count >= need:
+                return None
+            others = [(i, k) for i, k in others if i not in added]
         for i, known in others:
             skipped = known if known is not None else hump_match(hq, line_words(wlines[i]))
             if skipped is not None:
-                added.add(i)
-                count += add(i, TIER_HUMP, skipped)
+                take((i,), skipped)
         if count >= need:
             return None
         return added, count
+
+    def _scan_words(self, pattern: re.Pattern[str]) -> list[int]:
+        """The names whose word line ``pattern`` matches (``^`` starts a line), by one
+        scan of all the lines."""
+        arrays = self._arrays
+        at = np.fromiter((m.start() for m in pattern.finditer(arrays.wblob)), dtype=np.int64)
+        return np.unique(np.searchsorted(arrays.wstarts, at, side="right") - 1).tolist()
 
     def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int) -> list[int]:
         """Names holding ``q`` as a subsequence, shortest first (the tier's order), stopping
