@@ -32,9 +32,6 @@ DIRECT_MAX = 3000
 # Up to this many camel-hump candidates are matched one by one in Python: compiling the
 # two regexes that screen more of them costs 1-2 ms for a long query.
 HUMP_DIRECT = 150
-# Above this many camel-hump candidates the word lines are scanned whole by each regex
-# (one pass in C) instead of being matched one by one.
-HUMP_SCAN = 1500
 # names new since the last full rebuild of the search structure kept in a small one of
 # their own; above this many (or this many emptied names) everything is rebuilt
 DELTA_MAX = 5000
@@ -139,9 +136,8 @@ def _char(ch: str) -> str:
 
 def _hump_regex(query: str, skips: bool = True) -> re.Pattern[str]:
     """Word lines (``\x01http\x01retry``) where ``query`` is successive prefixes of words.
-    With ``skips=False`` the words follow one another from the first (anchored: ``^``
-    starts a line, so the pattern scans a blob of lines as it matches one)."""
-    parts = [("(?m)^" if not skips else "") + f"\x01{_char(query[0])}"]
+    With ``skips=False`` (use ``match``) the words follow one another from the first."""
+    parts = [f"\x01{_char(query[0])}"]
     for ch in query[1:]:
         c = _char(ch)
         if skips:
@@ -155,8 +151,8 @@ def _hump_regex(query: str, skips: bool = True) -> re.Pattern[str]:
 
 def _hump_one_skip_regex(query: str) -> re.Pattern[str]:
     """Word lines where ``query`` is successive prefixes of words with one word skipped,
-    before the first piece or between two (anchored like ``_hump_regex``): ``hump_match``
-    of 1 for a line the ``skips=False`` regex does not match, without running it."""
+    before the first piece or between two (use ``match``): ``hump_match`` of 1 for a line
+    the ``skips=False`` regex does not match, without running it."""
     word = "[^\\n\x01]*+"
     variants = []
     for s in range(len(query)):
@@ -165,7 +161,7 @@ def _hump_one_skip_regex(query: str) -> re.Pattern[str]:
             c = _char(ch)
             parts.append(f"{word}\x01{word}\x01{c}" if k == s else f"(?:{c}|{word}\x01{c})")
         variants.append("".join(parts))
-    return re.compile("(?m)^(?:" + "|".join(f"(?:{v})" for v in variants) + ")")
+    return re.compile("|".join(f"(?:{v})" for v in variants))
 
 
 def _subsequence_regex(query: str) -> re.Pattern[str]:
@@ -357,7 +353,7 @@ class NameIndex:
             ok &= ((self._initials & np.uint64(1 << (ord(b) & 63))) != 0) | \
                   ((self._bigrams & np.uint64(_pair_bit(a, b))) != 0)
         ok[lo:hi] = False
-        seen = self._hump_tier(hq, np.flatnonzero(ok).tolist(), lo, hi, need, add)
+        seen = self._hump_tier(hq, np.flatnonzero(ok).tolist(), need, add)
         if seen is None:
             return
         need -= seen[1]
@@ -398,11 +394,10 @@ class NameIndex:
         for i in self._subsequence_shortest_first(q, need, seen_names, lo, hi):
             add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
 
-    def _hump_tier(self, hq: str, lines: list[int], lo: int, hi: int, need: int,
+    def _hump_tier(self, hq: str, lines: list[int], need: int,
                    add: Callable[[int, int, int], int]) -> tuple[set[int], int] | None:
-        """Add the camel-hump matches among ``lines`` (candidates, none in ``[lo, hi)``),
-        fewest skipped words first; None if they fill ``need``, else (the names added,
-        the entries added)."""
+        """Add the camel-hump matches among ``lines``, fewest skipped words first; None if
+        they fill ``need``, else (the names added, the entries added)."""
         wlines = self._wlines
         added: set[int] = set()
         count = 0
@@ -423,28 +418,17 @@ class NameIndex:
                     others.append((i, skipped))
         else:
             zero, hump = _hump_regex(hq, skips=False), _hump_regex(hq)
-            if len(lines) > HUMP_SCAN:  # many: each regex over all word lines at once
-                outside = [i for i in self._scan_words(zero) if not lo <= i < hi]
-                take(outside, 0)
-                if count < need:
-                    others = [(i, None) for i in self._scan_words(hump) if i not in added and not lo <= i < hi]
-            else:
-                for i in lines:
-                    line = wlines[i]
-                    if zero.match(line):  # successive words from the first: nothing skipped
-                        take((i,), 0)
-                    elif hump.search(line):
-                        others.append((i, None))
+            for i in lines:
+                line = wlines[i]
+                if zero.match(line):  # successive words from the first: nothing skipped
+                    take((i,), 0)
+                elif hump.search(line):
+                    others.append((i, None))
         if count >= need:
             return None  # the rest rank below these and cannot make the cut
         if others and others[0][1] is None:  # the next rank, one word skipped, by a regex too
             one = _hump_one_skip_regex(hq)
-            if len(others) > HUMP_SCAN:
-                ones = set(self._scan_words(one))
-                hit = [i for i, _k in others if i in ones]
-            else:
-                hit = [i for i, _k in others if one.match(wlines[i])]
-            take(hit, 1)
+            take([i for i, _k in others if one.match(wlines[i])], 1)
             if count >= need:
                 return None
             others = [(i, k) for i, k in others if i not in added]
@@ -455,13 +439,6 @@ class NameIndex:
         if count >= need:
             return None
         return added, count
-
-    def _scan_words(self, pattern: re.Pattern[str]) -> list[int]:
-        """The names whose word line ``pattern`` matches (``^`` starts a line), by one
-        scan of all the lines."""
-        arrays = self._arrays
-        at = np.fromiter((m.start() for m in pattern.finditer(arrays.wblob)), dtype=np.int64)
-        return np.unique(np.searchsorted(arrays.wstarts, at, side="right") - 1).tolist()
 
     def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int) -> list[int]:
         """Names holding ``q`` as a subsequence, shortest first (the tier's order), stopping
