@@ -177,8 +177,11 @@ def test_direct_and_scanning_strategies_agree(monkeypatch: pytest.MonkeyPatch):
     queries = ["gubi", "hrp", "tes", "pc", "io", "uid", "retpol", "xq", "getus", "t", "sgu", "cfg", "ttt"]
     direct = {q: [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=1000)] for q in queries}
     monkeypatch.setattr(ss, "DIRECT_MAX", -1)
-    for q in queries:
-        assert [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=1000)] == direct[q], q
+    for few in (0, 10**9):  # the subsequence tier scans all names, or those with the query's letters
+        monkeypatch.setattr(ss, "SUBSEQUENCE_FEW", few)
+        for q in queries:
+            for limit in (5, 1000):
+                assert [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit=limit)] == direct[q][:limit], q
     # camel humps: matched one by one (hump_match) or screened by regexes: the same
     # answers at any limit
     for hump_direct in (-1, 10**9):

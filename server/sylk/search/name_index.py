@@ -29,6 +29,9 @@ KIND_ORDER = {
 }
 # Up to this many substring/subsequence candidates are checked one by one, not by scanning.
 DIRECT_MAX = 3000
+# Below one in this many names holding the query's letters, the subsequence tier scans a
+# blob of just those names rather than all of them.
+SUBSEQUENCE_FEW = 3
 # Up to this many camel-hump candidates are matched one by one in Python: compiling the
 # two regexes that screen more of them costs 1-2 ms for a long query.
 HUMP_DIRECT = 150
@@ -293,6 +296,7 @@ class NameIndex:
         self._wlines = wlines if wlines is not None else Lines(arrays.wblob, arrays.wstarts)
         self._blob, self._starts = arrays.blob, arrays.starts
         self._masks, self._initials, self._bigrams = arrays.masks, arrays.initials, arrays.bigrams
+        self._by_len_rank: np.ndarray | None = None
         self._best_rank = best_rank if best_rank is not None else np.fromiter(
             (entries.best_rank(i) for i in range(len(self._names))), dtype=np.int64, count=len(self._names))
 
@@ -391,7 +395,7 @@ class NameIndex:
         if need <= 0:
             return
         seen_names.update(subs)
-        for i in self._subsequence_shortest_first(q, need, seen_names, lo, hi):
+        for i in self._subsequence_shortest_first(q, need, seen_names, lo, hi, cand):
             add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
 
     def _hump_tier(self, hq: str, lines: list[int], need: int,
@@ -440,14 +444,22 @@ class NameIndex:
             return None
         return added, count
 
-    def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int) -> list[int]:
+    def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int,
+                                    cand: np.ndarray) -> list[int]:
         """Names holding ``q`` as a subsequence, shortest first (the tier's order), stopping
-        once ``need`` are found and no name of the same length remains."""
-        order, starts = self._arrays.by_len, self._arrays.lstarts
+        once ``need`` are found and no name of the same length remains. ``cand``: the
+        names holding every letter of ``q``; when they are few, only their lines are
+        scanned, else the names blob shortest first."""
+        names = self._names
+        if len(cand) * SUBSEQUENCE_FEW < len(names):
+            order = cand[np.argsort(self._length_rank()[cand], kind="stable")]
+            blob = "\n".join([names[i] for i in order.tolist()])
+            starts = np.concatenate(([0], np.cumsum(np.diff(self._arrays.starts)[order])))
+        else:
+            order, blob, starts = self._arrays.by_len, self._arrays.lblob, self._arrays.lstarts
         found: list[int] = []
         cutoff = None
-        names = self._names
-        for m in _subsequence_regex(q).finditer(self._arrays.lblob):
+        for m in _subsequence_regex(q).finditer(blob):
             line = int(np.searchsorted(starts, m.start(), side="right")) - 1
             i = int(order[line])
             if cutoff is not None and len(names[i]) > cutoff:
@@ -458,3 +470,12 @@ class NameIndex:
             if cutoff is None and len(found) >= need:
                 cutoff = len(names[i])
         return found
+
+    def _length_rank(self) -> np.ndarray:
+        """Each name's position in the shortest-first order (``by_len``), made on first use."""
+        if self._by_len_rank is None:
+            by_len = self._arrays.by_len
+            rank = np.empty_like(by_len)
+            rank[by_len] = np.arange(len(by_len), dtype=by_len.dtype)
+            self._by_len_rank = rank
+        return self._by_len_rank
