@@ -41,7 +41,7 @@ KIND = "symbols/1"
 _TEXT = ("utf-8", "surrogatepass")
 # string columns saved as a blob and the starts of its lines
 _STRINGS = ("paths", "stamps", "kinds", "originals", "containers")
-_LISTED = frozenset({"paths", "kinds", "originals"})
+_LISTED = frozenset({"paths", "kinds", "originals", "containers"})
 _NAME_TEXT = ("blob", "wblob", "lblob")
 _NAME_ARRAYS = ("starts", "wstarts", "lstarts", "by_len", "masks", "initials", "bigrams")
 
@@ -97,6 +97,7 @@ class FrozenSymbols:
         self._cont = _ints(arrays["entry_container"], "i")
         self._ranges = _ints(arrays["entry_ranges"], "i")
         self._sig, self._doc = _ints(arrays["signature_starts"], "q"), _ints(arrays["doc_starts"], "q")
+        self._sig_text, self._doc_text = _ints(arrays["signatures"], "B"), _ints(arrays["docs"], "B")
         self._path_order, self._path_starts = arrays["path_entries"], _ints(arrays["path_entry_starts"], "q")
         self._dead: set[int] = set()  # files hidden: their entries match nothing
         self._hidden = 0
@@ -232,11 +233,9 @@ class FrozenSymbols:
         r = self._ranges[8 * e:8 * e + 8].tolist()
         sym = Symbol(self._originals[self._orig[e]], self._kinds[self._kind[e]], self._containers[self._cont[e]],
                      tuple(r[:4]), tuple(r[4:]),  # type: ignore[arg-type]
-                     self._text("signatures", self._sig, e), self._text("docs", self._doc, e))
+                     str(self._sig_text[self._sig[e]:self._sig[e + 1]], *_TEXT),
+                     str(self._doc_text[self._doc[e]:self._doc[e + 1]], *_TEXT))
         return self._paths[self._path[e]], sym
-
-    def _text(self, blob: str, starts: Sequence[int], e: int) -> str:
-        return self._arrays[blob][starts[e]:starts[e + 1]].tobytes().decode(*_TEXT)
 
     def top(self, limit: int) -> list[Scored]:
         """The ``limit`` best-ranked entries, keyed (rank, path, line, column)."""
