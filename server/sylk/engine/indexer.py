@@ -189,11 +189,12 @@ class Indexer:
             if plan.full or plan.git is not None:
                 planner.save_sync_state(plan.git)
             self.stores.manifest.set_meta(last_indexed=str(time.time()))
-        self.symbols.run_ended()
+        self.symbols.warm()
         counts = self.stores.manifest.counts()
         report.files, report.symbols = counts["files"], counts["symbols"]
         report.seconds = time.perf_counter() - t0
         progress(Progress("done", done, total, report.summary()))
+        self.symbols.compact()  # after "done": everything is searchable meanwhile
         return report
 
     def _parse_all(self, todo: list[tuple[scan.FileEntry, str | None]], languages: frozenset[str],

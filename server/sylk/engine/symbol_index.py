@@ -102,12 +102,9 @@ class SymbolIndex:
                 log.warning("could not save the symbol snapshot: %s", describe(exc))
         return base
 
-    def run_ended(self) -> None:
-        """An index run ended (its changes are in the manifest): bring the search
-        structures up to date, and write the snapshot again when it is missing or many
-        files changed since it was written."""
-        if self._table is not None:
-            self._table.warm()
+    def compact(self) -> None:
+        """An index run ended (its changes are in the manifest): write the snapshot again
+        when it is missing or many files changed since it was written, and serve from it."""
         if not self.stores.writable:
             return
         if (self.stores.index_dir / SYMBOLS_FILE).exists() and \
@@ -119,7 +116,8 @@ class SymbolIndex:
             table = self._table
             if table is not None:
                 table.rebase(base, {rel: table.symbols_of_live(rel) or [] for rel in self._unsaved})
-                table.warm()
+        if table is not None:
+            table.warm()
 
     @property
     def ready(self) -> bool:
@@ -177,7 +175,7 @@ class SymbolIndex:
         hold what is on disk, and indexing runs leave a buffer's symbols alone."""
         table = self.table
         symbols = extract_for_path(rel, source) if source is not None else None
-        with self._lock:  # not while run_ended swaps the snapshot
+        with self._lock:  # not while compact() swaps the snapshot
             table = self._table or table
             if source is None:
                 if self._unsaved.pop(rel, None) is None:
