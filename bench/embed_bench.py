@@ -10,7 +10,8 @@ lengths are mixed as they are in a workspace. Each contender runs in its own
 subprocess on the same texts, so peak RSS (VmHWM) is its own:
 
     pipeline      sylk.embed.embedder: load_embedder + Embedder.embed (truncation at
-                  max_tokens, batches grouped by token length, input order kept)
+                  max_tokens, batches grouped by token length, input order kept); the
+                  packaged model runs on Sylk's own session (onnx_encoder), not fastembed
     bare          fastembed TextEmbedding(...).embed(texts) with its defaults
                   (batch 256, truncation at the model's 512 tokens, input order)
     bare@max      the same, with fastembed's tokenizer truncated at max_tokens:
