@@ -156,3 +156,17 @@ def test_a_model_folder_that_cannot_be_written_runs_the_model_as_it_is(model_dir
     assert OnnxEncoder(folder).encode(["def f(): pass"]).shape == (1, 384)
     assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in model_dir.iterdir()
                                                               if p.name != REWRITTEN_NAME)
+
+
+def test_a_damaged_rewritten_model_is_written_again(tmp_path: Path) -> None:
+    path, reason = assemble_packaged_model(tmp_path)
+    assert path is not None, reason
+    first, message = load_embedder(EmbeddingSettings(), tmp_path)
+    assert message is None and first is not None
+    rewritten = path / REWRITTEN_NAME
+    good = rewritten.read_bytes()
+    rewritten.write_bytes(good[:4096])
+    again, message = load_embedder(EmbeddingSettings(), tmp_path)
+    assert message is None and again is not None
+    assert rewritten.read_bytes() == good
+    np.testing.assert_array_equal(again.embed(CODE[:4]), first.embed(CODE[:4]))
