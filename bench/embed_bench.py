@@ -10,7 +10,8 @@ lengths are mixed as they are in a workspace. Each contender runs in its own
 subprocess on the same texts, so peak RSS (VmHWM) is its own:
 
     pipeline      sylk.embed.embedder: load_embedder + Embedder.embed (truncation at
-                  max_tokens, batches grouped by token length, input order kept)
+                  max_tokens, batches grouped by token length, input order kept); the
+                  packaged model runs on Sylk's own session (onnx_encoder), not fastembed
     bare          fastembed TextEmbedding(...).embed(texts) with its defaults
                   (batch 256, truncation at the model's 512 tokens, input order)
     bare@max      the same, with fastembed's tokenizer truncated at max_tokens:
@@ -19,10 +20,11 @@ subprocess on the same texts, so peak RSS (VmHWM) is its own:
 Both load the packaged model directory, so only the pipeline differs. ``bare``
 runs only when asked for (``--only pipeline,bare``): with batch 256 padded to 512
 tokens onnxruntime reached 22 GB peak RSS on 400 stdlib chunks on the 2-core
-24 GB machine (bare@max: 6 GB), enough to push a shared machine into the OOM killer. Printed:
-load time, chunks/s (and per CPU-second, steadier on a shared machine), ratio pipeline/bare (target >= 0.85), peak RSS, agreement of
-the vectors (cosine to bare@max, which should be ~1), and the projected time to
-embed the whole corpus and 100k chunks.
+24 GB machine (bare@max: 6 GB), enough to push a shared machine into the OOM killer.
+Printed: load time, chunks/s (and per CPU-second, steadier on a shared machine),
+ratio pipeline/bare (target >= 0.85), peak RSS, agreement of the vectors (cosine
+to bare@max, which should be ~1), and the projected time to embed the whole corpus
+and 100k chunks.
 """
 
 from __future__ import annotations
@@ -209,7 +211,8 @@ def main() -> None:
             results[kind] = run_worker(kind, texts_file, tmp, args)
             r = results[kind]
             print(f"  {kind:9s} load {r['load_s']:5.2f} s  embed {r['embed_s']:7.1f} s  "
-                  f"{r['n'] / r['embed_s']:6.1f} chunks/s ({r['n'] / r['cpu_s']:5.1f} per CPU-s)  peak RSS {r['peak_rss_mb']:6.0f} MB "
+                  f"{r['n'] / r['embed_s']:6.1f} chunks/s ({r['n'] / r['cpu_s']:5.1f} per CPU-s)  "
+                  f"peak RSS {r['peak_rss_mb']:6.0f} MB "
                   f"(after load {r['rss_loaded_mb']:.0f} MB)", flush=True)
         vectors = {k: np.load(tmp / f"{k.replace('@', '_')}.npy") for k in results}
 

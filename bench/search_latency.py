@@ -7,13 +7,14 @@ Run by hand (never in CI):
 1. Indexes the corpus (default: six stdlib packages, the relevance corpus) into a
    fresh index folder and embeds every chunk (``sylk index``), so the semantic side
    is complete and the server has nothing to embed in the background.
-2. Starts ``sylk serve --stdio`` on it and, once ``sylk/status`` says ready, sends
+2. Starts ``sylk serve --stdio`` on it and, once ``sylk/status`` says the index is
+   ready and the model loaded (the background embedding job loads it), sends
    the same queries in each mode (hybrid, lexical, semantic), interleaved, timing
    client send -> response parsed. Baseline in the same run: the same requests
    answered in-process by ``Workspace.search``.
 3. Prints p50/p95 per mode, the targets (hybrid p95 <= 30 ms, issue 12; lexical p95
    <= 20 ms), index size per 1,000 chunks (and each part's share) and the server's
-   peak RSS.
+   peak RSS, and its serving RSS after the queries, anonymous and file-backed.
 
 ``--index-dir`` keeps the index folder (and its embedding cache) for the next run:
 the whole stdlib embeds in about 13 minutes, once.
@@ -104,6 +105,30 @@ class Client:
             elif msg.get("id") == self.n:
                 return msg
 
+    def wait_until_served(self, timeout_s: float = 300.0) -> str:
+        """Wait until the index is ready and the model has loaded (or cannot): the model is
+        loaded by the background embedding job, and until then a semantic search answers
+        at once with nothing, which would time (and weigh) a server without its model."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            status = self.request("sylk/status", {})["result"]
+            state = (status.get("semantic") or {}).get("state")
+            if status.get("ready") and state in ("ready", "off", "unavailable"):
+                return state
+            time.sleep(0.05)
+        raise SystemExit(f"the server was not ready with its model within {timeout_s:.0f} s")
+
+    def memory_mib(self) -> dict[str, float]:
+        """The server's resident memory by kind (/proc/PID/smaps_rollup): anonymous
+        (heaps, the model, the vectors) and file-backed (code, memory-mapped indexes)."""
+        fields = {}
+        for line in Path(f"/proc/{self.p.pid}/smaps_rollup").read_text().splitlines()[1:]:
+            key, _, value = line.partition(":")
+            if value.strip().endswith("kB"):
+                fields[key] = int(value.split()[0]) / 1024
+        return {"anonymous": fields.get("Anonymous", float("nan")),
+                "files": fields.get("Rss", float("nan")) - fields.get("Anonymous", 0.0)}
+
     def rss_mib(self, field: str = "VmHWM") -> float:
         """The server's peak (VmHWM) or current (VmRSS) resident memory."""
         for line in Path(f"/proc/{self.p.pid}/status").read_text().splitlines():
@@ -162,9 +187,8 @@ def main() -> int:
                 inproc[m].append((time.perf_counter() - t) * 1000)
         ws.close()
         client = Client(root, env)
-        while not client.request("sylk/status", {})["result"].get("ready"):
-            time.sleep(0.05)
-        client.request("sylk/search", {"query": "warm up", "mode": "hybrid"})  # loads the model
+        semantic = client.wait_until_served()
+        client.request("sylk/search", {"query": "warm up", "mode": "hybrid"})
         stdio: dict[str, list[float]] = {m: [] for m in MODES}
         for q in queries:
             for m in MODES:
@@ -172,7 +196,7 @@ def main() -> int:
                 r = client.request("sylk/search", {"query": q, "mode": m, "limit": 20})
                 stdio[m].append((time.perf_counter() - t) * 1000)
                 assert "result" in r, r
-        rss, serving = client.rss_mib(), client.rss_mib("VmRSS")
+        rss, serving, kinds = client.rss_mib(), client.rss_mib("VmRSS"), client.memory_mib()
         client.close()
         print(f"\n{len(queries)} queries per mode (half docstring sentences, half identifiers), limit 20")
         print(f"{'mode':<9} {'stdio p50':>10} {'p95':>8}   {'in-process p50':>15} {'p95':>8}")
@@ -180,7 +204,8 @@ def main() -> int:
             print(f"{m:<9} {pct(stdio[m], .5):>10.1f} {pct(stdio[m], .95):>8.1f}   "
                   f"{pct(inproc[m], .5):>15.1f} {pct(inproc[m], .95):>8.1f}   ms")
         print(f"server peak RSS {rss:.0f} MiB = {rss / state.chunks * 1000:.1f} MiB per 1,000 chunks "
-              f"(model and interpreter included); serving RSS after the queries {serving:.0f} MiB")
+              f"(model and interpreter included); serving RSS after the queries {serving:.0f} MiB "
+              f"(anonymous {kinds['anonymous']:.0f}, files {kinds['files']:.0f}; semantic search {semantic})")
         ok = True
         for m, target in (("hybrid", 30.0), ("lexical", 20.0)):
             p95 = pct(stdio[m], .95)

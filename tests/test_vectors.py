@@ -10,9 +10,10 @@ from sylk.store.vectors import INDEX_FILE, META_FILE, VectorIndex
 
 DIM = 16
 MODEL = "test-model@1"
-# vectors are stored in half precision: 11 significant bits, so a unit vector's
-# components and cosines come back within about 5e-4
-HALF = 1e-3
+# vectors are stored with one byte per component over [-r, r] (r = 1 at 16 dimensions):
+# a component comes back within r / 255 (4e-3), a cosine within 4e-3 * sqrt(16)
+BYTE = 5e-3
+COSINE = 2e-2
 
 
 def unit(rows: np.ndarray) -> np.ndarray:
@@ -41,7 +42,7 @@ def test_search_finds_the_nearest_vector_first(index: VectorIndex) -> None:
     index.add(ids, vectors)
     hits = index.search(vectors[7], 3)
     assert hits[0][0] == 1007
-    assert hits[0][1] == pytest.approx(1.0, abs=HALF)
+    assert hits[0][1] == pytest.approx(1.0, abs=COSINE)
     assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
     assert len(index.search(vectors[0], 500)) == 50  # k past the size is fine
 
@@ -51,15 +52,15 @@ def test_add_replaces_vectors_under_the_same_id(index: VectorIndex) -> None:
     index.add([5], a[None])
     index.add([5], b[None])
     assert len(index) == 1
-    np.testing.assert_allclose(index.vectors_for([5])[0], b, atol=HALF)
-    assert index.search(b, 1) == [(5, pytest.approx(1.0, abs=HALF))]
+    np.testing.assert_allclose(index.vectors_for([5])[0], b, atol=BYTE)
+    assert index.search(b, 1) == [(5, pytest.approx(1.0, abs=COSINE))]
 
 
 def test_repeated_ids_in_one_add_keep_the_last_vector(index: VectorIndex) -> None:
     a, b = random_vectors(2, seed=2)
     index.add([9, 9], np.stack([a, b]))
     assert len(index) == 1
-    np.testing.assert_allclose(index.vectors_for([9])[0], b, atol=HALF)
+    np.testing.assert_allclose(index.vectors_for([9])[0], b, atol=BYTE)
 
 
 def test_remove_drops_the_ids_and_ignores_unknown_ones(index: VectorIndex) -> None:
@@ -71,7 +72,7 @@ def test_remove_drops_the_ids_and_ignores_unknown_ones(index: VectorIndex) -> No
     assert 2 not in {i for i, _ in index.search(vectors[2], 10)}
     with pytest.raises(KeyError, match="2"):
         index.vectors_for([2])
-    np.testing.assert_allclose(index.vectors_for([4, 0]), vectors[[4, 0]], atol=HALF)
+    np.testing.assert_allclose(index.vectors_for([4, 0]), vectors[[4, 0]], atol=BYTE)
 
 
 def test_wrong_shapes_are_refused(index: VectorIndex) -> None:
@@ -96,7 +97,7 @@ def test_save_and_open_round_trip(tmp_path: Path) -> None:
     assert again.rebuilt_reason is None
     assert len(again) == 19
     assert sorted(again.ids().tolist()) == sorted(ids[1:].tolist())
-    np.testing.assert_allclose(again.vectors_for(ids[1:]), vectors[1:], atol=HALF)
+    np.testing.assert_allclose(again.vectors_for(ids[1:]), vectors[1:], atol=BYTE)
     assert again.search(vectors[5], 1)[0][0] == ids[5]
     assert json.loads((folder / META_FILE).read_text())["model_id"] == MODEL
 
@@ -195,30 +196,76 @@ def test_concurrent_adds_removes_and_searches(index: VectorIndex) -> None:
     assert len(index) == len(set(index.ids().tolist())) == 3 * 10
 
 
-def test_a_float32_index_of_format_1_is_converted_on_open_and_saved_at_half_the_size(tmp_path: Path) -> None:
+def _float32_index():
+    import faiss
+
+    return faiss.IndexIDMap2(faiss.IndexFlatIP(DIM))
+
+
+def _half_precision_index():
+    import faiss
+
+    return faiss.IndexIDMap2(faiss.IndexScalarQuantizer(DIM, faiss.ScalarQuantizer.QT_fp16,
+                                                        faiss.METRIC_INNER_PRODUCT))
+
+
+@pytest.mark.parametrize(("old_format", "make", "shrink"), [(1, _float32_index, 0.4), (2, _half_precision_index, 0.7)],
+                         ids=["float32", "half-precision"])
+def test_an_older_index_is_converted_on_open_and_saved_smaller(tmp_path: Path, old_format: int, make,
+                                                               shrink: float) -> None:
     import faiss
 
     folder = tmp_path / "old"
     folder.mkdir()
     vectors = random_vectors(200, seed=3)
     ids = np.arange(500, 700, dtype=np.int64)
-    old = faiss.IndexIDMap2(faiss.IndexFlatIP(DIM))
+    old = make()
     old.add_with_ids(vectors, ids)
     faiss.write_index(old, str(folder / INDEX_FILE))
     old_bytes = (folder / INDEX_FILE).stat().st_size
-    (folder / META_FILE).write_text(json.dumps({"format": 1, "model_id": MODEL, "dim": DIM, "count": 200,
+    (folder / META_FILE).write_text(json.dumps({"format": old_format, "model_id": MODEL, "dim": DIM, "count": 200,
                                                 "bytes": old_bytes}))
 
     index = VectorIndex.open(folder, MODEL, DIM)
     assert index.rebuilt_reason is None  # nothing is thrown away
     assert len(index) == 200 and index.dirty
     assert [i for i, _ in index.search(vectors[42], 3)][0] == 542
-    np.testing.assert_allclose(index.vectors_for([542])[0], vectors[42], atol=HALF)
+    np.testing.assert_allclose(index.vectors_for([542])[0], vectors[42], atol=BYTE)
     index.save()
     again = VectorIndex.open(folder, MODEL, DIM)
-    assert not again.dirty and json.loads((folder / META_FILE).read_text())["format"] == 2
-    assert (folder / INDEX_FILE).stat().st_size < 0.6 * old_bytes
+    assert not again.dirty and json.loads((folder / META_FILE).read_text())["format"] == 3
+    assert (folder / INDEX_FILE).stat().st_size < shrink * old_bytes
     assert [i for i, _ in again.search(vectors[42], 3)][0] == 542
+    assert sorted(again.ids().tolist()) == ids.tolist()
+
+
+def test_the_range_set_by_a_small_first_add_holds_the_vectors_after_it(index: VectorIndex) -> None:
+    """One short vector first (small components), then vectors that reach further: none
+    is clipped, since the range never starts narrower than unit vectors spread."""
+    first = unit(np.full((1, DIM), 1.0))  # every component 0.25
+    index.add([0], first)
+    later = unit(np.eye(DIM)[:4] + 0.01)  # one component near 1
+    index.add([1, 2, 3, 4], later)
+    np.testing.assert_allclose(index.vectors_for([1, 2, 3, 4]), later, atol=BYTE)
+    assert [i for i, _ in index.search(later[2], 1)] == [3]
+
+
+def test_nearest_neighbours_of_real_sized_vectors_survive_the_byte_per_component(tmp_path: Path) -> None:
+    """384-dimensional unit vectors clustered as embeddings are: the top 10 by exact cosine
+    and by the stored index agree almost everywhere."""
+    rng = np.random.default_rng(7)
+    centres = rng.normal(size=(50, 384))
+    vectors = (centres[rng.integers(0, 50, 5000)] + rng.normal(scale=0.8, size=(5000, 384))).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = VectorIndex.open(tmp_path / "big", MODEL, 384)
+    for start in range(0, 5000, 256):  # as an embedding pass adds them
+        index.add(np.arange(start, min(start + 256, 5000)), vectors[start : start + 256])
+    queries = vectors[rng.choice(5000, 100, replace=False)] + rng.normal(scale=0.05, size=(100, 384))
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    exact = np.argsort(-(queries @ vectors.T), axis=1)[:, :10]
+    overlap = np.mean([len(set(e.tolist()) & {i for i, _ in index.search(q, 10)}) / 10
+                       for q, e in zip(queries, exact, strict=True)])
+    assert overlap >= 0.97
 
 
 def test_an_index_of_another_faiss_kind_is_rebuilt_with_the_reason(tmp_path: Path) -> None:

@@ -14,15 +14,12 @@ one, and peak RSS stays near 400 MB. Results come back in input order.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
 from ..store.embedding_cache import EmbeddingCache
-
-log = logging.getLogger(__name__)
 
 # Characters kept before tokenising: a cheap bound so a megabyte of minified text
 # is not tokenised in full only to be cut at max_tokens. Indented code averages
@@ -36,6 +33,20 @@ PROBE_TEXT = "def probe(): return 1"
 ProgressCallback = Callable[[int, int], None]
 
 
+class Encoder(Protocol):
+    """A loaded model as the Embedder drives it (``onnx_encoder`` for the packaged model,
+    ``fastembed_encoder`` for the others)."""
+
+    def limit_tokens(self, max_tokens: int) -> int:
+        """Truncate at ``max_tokens`` (never past the model's own limit); the limit in force."""
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """Tokens per text after truncation, special tokens included."""
+
+    def encode(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        """One row per text, in order."""
+
+
 class Embedder:
     """A loaded model: ``embed`` for chunks, ``embed_query`` for queries.
 
@@ -46,14 +57,13 @@ class Embedder:
     loop at a time keeps memory at the figure in the module docstring.
     """
 
-    def __init__(self, model: Any, model_id: str, *, max_tokens: int, batch_size: int,
+    def __init__(self, model: Encoder, model_id: str, *, max_tokens: int, batch_size: int,
                  source: str) -> None:
         self._model = model
         self.model_id = model_id
-        self.max_tokens = max(8, int(max_tokens))
+        self.max_tokens = model.limit_tokens(max(8, int(max_tokens)))
         self.batch_size = max(1, int(batch_size))
         self.source = source
-        self._counter = self._configure_tokenizer()
         self.cache_key = f"{model_id}#t{self.max_tokens}"
         self._max_chars = self.max_tokens * CHARS_PER_TOKEN_BOUND
         probe = self._run([PROBE_TEXT], query=False)
@@ -63,49 +73,17 @@ class Embedder:
             raise ValueError("the model returned a non-finite embedding")
         self.dim: int = int(probe.shape[1])
 
-    def _configure_tokenizer(self) -> Any:
-        """Truncate at max_tokens; return an unpadded copy for counting tokens.
-
-        fastembed truncates at the model's limit (512 for MiniLM): set ours on its
-        tokenizer. If a fastembed version hides the tokenizer, texts are still cut
-        by characters, and batches are grouped by character length.
-        """
-        inner = getattr(self._model, "model", None)
-        tokenizer = getattr(inner, "tokenizer", None)
-        if tokenizer is None or not hasattr(tokenizer, "enable_truncation"):
-            log.warning("fastembed's tokenizer is not reachable; grouping batches by characters")
-            return None
-        truncation = tokenizer.truncation or {}
-        # never past the model's own limit (its position embeddings end there)
-        limit = truncation.get("max_length")
-        if isinstance(limit, int) and limit > 0:
-            self.max_tokens = min(self.max_tokens, limit)
-        tokenizer.enable_truncation(max_length=self.max_tokens,
-                                    direction=truncation.get("direction", "right"))
-        from tokenizers import Tokenizer
-
-        counter = Tokenizer.from_str(tokenizer.to_str())
-        counter.no_padding()
-        return counter
-
     def token_lengths(self, texts: Sequence[str]) -> np.ndarray:
         """Tokens per text after truncation (special tokens included)."""
         out = np.empty(len(texts), dtype=np.int64)
         # in slices: an Encoding carries tokens and offsets, 60k of them at once are GBs
         for start in range(0, len(texts), 1024):
             clipped = [t[: self._max_chars] for t in texts[start : start + 1024]]
-            if self._counter is None:
-                out[start : start + len(clipped)] = [len(t) // 4 + 2 for t in clipped]
-            else:
-                out[start : start + len(clipped)] = [len(e.ids) for e in self._counter.encode_batch(clipped)]
+            out[start : start + len(clipped)] = self._model.token_counts(clipped)
         return out
 
     def _run(self, texts: list[str], *, query: bool) -> np.ndarray:
-        if query:
-            rows = list(self._model.query_embed(texts))
-        else:
-            rows = list(self._model.embed(texts, batch_size=max(1, len(texts))))
-        out = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
+        out = np.asarray(self._model.encode(texts, query=query), dtype=np.float32).reshape(len(texts), -1)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
@@ -173,7 +151,7 @@ def embed_cached(
     done = 0
     try:
         for idx, vectors in embedder.iter_embed([texts_by_hash[h] for h in misses]):
-            for i, vector in zip(idx, vectors):
+            for i, vector in zip(idx, vectors, strict=True):
                 found[misses[i]] = vector
                 pending[misses[i]] = vector
             done += len(idx)

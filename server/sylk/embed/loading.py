@@ -24,6 +24,8 @@ from urllib.parse import urlparse
 from ..config import MODEL_ID_DEFAULT, EmbeddingSettings
 from ..errors import describe
 from .embedder import Embedder
+from .fastembed_encoder import FastembedEncoder
+from .onnx_encoder import OnnxEncoder
 from .packaged import PACKAGED_MODEL_ID, assemble_packaged_model, read_json, sha256, stamp_for
 
 log = logging.getLogger(__name__)
@@ -54,17 +56,29 @@ def _supported_models() -> dict[str, str]:
     return {d["model"].lower(): d["model"] for d in TextEmbedding.list_supported_models()}
 
 
+def _threads(settings: EmbeddingSettings) -> int | None:
+    return settings.threads if settings.threads > 0 else None
+
+
 def _make_embedder(settings: EmbeddingSettings, model_id: str, source: str, **kwargs: Any) -> Embedder:
+    """A model run by fastembed (a configured directory or name)."""
     from fastembed import TextEmbedding
 
-    threads = settings.threads if settings.threads > 0 else None
     with _fastembed_quiet():
         # no memory arena: onnxruntime's keeps the largest batch's memory for the life
         # of the process (50-300 MB on top of the model), and its reuse bought no speed
         # here (bench/embed_bench.py)
-        model = TextEmbedding(model_name=settings.model, threads=threads, enable_cpu_mem_arena=False, **kwargs)
-    return Embedder(model, model_id, max_tokens=settings.max_tokens,
+        model = TextEmbedding(model_name=settings.model, threads=_threads(settings), enable_cpu_mem_arena=False,
+                              **kwargs)
+    return Embedder(FastembedEncoder(model), model_id, max_tokens=settings.max_tokens,
                     batch_size=settings.batch_size, source=source)
+
+
+def _packaged_embedder(settings: EmbeddingSettings, path: Path) -> Embedder:
+    """The packaged model, run without fastembed (``onnx_encoder`` says why)."""
+    return Embedder(OnnxEncoder(path, threads=_threads(settings)), PACKAGED_MODEL_ID,
+                    max_tokens=settings.max_tokens, batch_size=settings.batch_size,
+                    source=f"packaged model {path}")
 
 
 def _local_dir_problem(path: Path) -> str | None:
@@ -196,9 +210,7 @@ def _load(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | Non
             if path is None:
                 break
             try:
-                return _make_embedder(settings, PACKAGED_MODEL_ID, f"packaged model {path}",
-                                      specific_model_path=str(path),
-                                      cache_dir=str(cache_root / "fastembed")), None
+                return _packaged_embedder(settings, path), None
             except Exception as e:  # noqa: BLE001
                 packaged_reason = f"the packaged model in {path} failed to load ({describe(e)})"
                 if attempt == 0:

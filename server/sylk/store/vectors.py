@@ -4,13 +4,18 @@ One ``VectorIndex`` per workspace index folder, one lock around it (STYLE: one
 owner per store). Vectors are L2-normalised, so inner product is cosine. Ids are
 int64s chosen by the caller; the manifest maps them to chunks.
 
-The index is a flat scan of half-precision vectors:
-``IndexIDMap2(IndexScalarQuantizer(dim, QT_fp16))``. Against float32
-(``IndexFlatIP``, format 1) it halves the memory (80k x 384 vectors: 62 MB, not
-124 MB) and the time of a scan (8 ms, not 14 ms, on this 2-core machine), and it
-changes nothing a user sees: on the stdlib's vectors 99.97% of the top 100 are the
-same and scores differ by at most 5e-5. It needs no training, so adds and removes
-stay incremental. A format 1 file is converted when it is opened (0.2 s for 80k
+The index is a flat scan of one byte per component:
+``IndexIDMap2(IndexScalarQuantizer(dim, QT_8bit_uniform))``, every component mapped
+linearly from one range [-r, r] to 0..255 (format 3). Against half precision
+(format 2) it halves the memory again (80k x 384 vectors: 31 MB, not 62 MB; float32
+took 124 MB) and the scan is no slower. On the stdlib's vectors 99.3% of the top 20
+are the same as with half precision, and the first hit is the same for 99.7% of
+queries (bench/relevance.py's semantic MRR: in bench/README.md). The range is the
+only trained part: it is set by the first vectors added to an empty index
+(``RANGE_FACTOR`` times the 99.9th percentile of their components' magnitudes, so a
+later outlier is clipped rather than the scale stretched for it) and saved with the
+index; adds and removes stay incremental. An index of format 1 (float32,
+``IndexFlatIP``) or 2 (half precision) is converted when it is opened (0.3 s for 80k
 vectors) and written in the new format at the next save. Past roughly 500k vectors
 the place to switch is ``_new_index``: ``IndexHNSWSQ`` for query time.
 
@@ -36,7 +41,19 @@ import numpy as np
 
 INDEX_FILE = "vectors.faiss"
 META_FILE = "vectors.json"
-FORMAT = 2  # 1: float32 (IndexFlatIP), converted on open
+FORMAT = 3  # 1: float32 (IndexFlatIP), 2: half precision; both converted on open
+# The quantizer's range, [-r, r]: r is this many times the 99.9th percentile of the
+# magnitudes of the components of the first vectors added. MiniLM's unit vectors on
+# the stdlib: that percentile is 0.17, the largest component 0.32; 1 in 350,000
+# components is clipped at r = 0.26, and a wider range costs precision on all.
+RANGE_FACTOR = 1.5
+RANGE_QUANTILE = 0.999
+# ... and at least this many times 1/sqrt(dim), the spread of a unit vector's
+# components (0.26 for 384 dimensions), so that a first add of one short chunk does
+# not set a range its successors overflow; never past 1, which holds every unit vector.
+RANGE_FLOOR = 5.0
+# Vectors converted per slice when an older index is opened (bounds the float32 copy).
+CONVERT_SLICE = 8192
 
 
 # One query vector is scanned by one thread whatever this says, but FAISS's OpenMP
@@ -53,21 +70,48 @@ def _one_omp_thread() -> None:
 
 
 def _new_index(dim: int) -> faiss.IndexIDMap2:
-    return faiss.IndexIDMap2(faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16,
+    """Empty, and untrained: ``_trained_on`` sets the range from the first vectors."""
+    return faiss.IndexIDMap2(faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_8bit_uniform,
                                                         faiss.METRIC_INNER_PRODUCT))
 
 
+def _quantizer(index: faiss.IndexIDMap2) -> faiss.IndexScalarQuantizer:
+    return faiss.downcast_index(index.index)
+
+
+def _trained_on(index: faiss.IndexIDMap2, vectors: np.ndarray) -> None:
+    """Set the quantizer's range [-r, r] from ``vectors`` (see RANGE_FACTOR and RANGE_FLOOR)."""
+    inner = _quantizer(index)
+    r = RANGE_FACTOR * float(np.quantile(np.abs(vectors), RANGE_QUANTILE)) if vectors.size else 0.0
+    r = min(1.0, max(r if np.isfinite(r) else 1.0, RANGE_FLOOR / np.sqrt(index.d)))
+    faiss.copy_array_to_vector(np.array([-r, 2 * r], dtype=np.float32), inner.sq.trained)
+    inner.is_trained = index.is_trained = True
+
+
 def _is_current(index: faiss.IndexIDMap2) -> bool:
-    inner = faiss.downcast_index(index.index)
-    return isinstance(inner, faiss.IndexScalarQuantizer) and inner.sq.qtype == faiss.ScalarQuantizer.QT_fp16
+    inner = _quantizer(index)
+    return (isinstance(inner, faiss.IndexScalarQuantizer)
+            and inner.sq.qtype == faiss.ScalarQuantizer.QT_8bit_uniform)
+
+
+def _is_convertible(index: faiss.IndexIDMap2) -> bool:
+    """Format 1 (float32, flat) or 2 (half precision)."""
+    inner = _quantizer(index)
+    return isinstance(inner, faiss.IndexFlatIP) or (
+        isinstance(inner, faiss.IndexScalarQuantizer) and inner.sq.qtype == faiss.ScalarQuantizer.QT_fp16)
 
 
 def _converted(index: faiss.IndexIDMap2, dim: int) -> faiss.IndexIDMap2:
-    """The vectors of a format 1 index (float32, flat) in a new one, under the same ids."""
+    """The vectors of a format 1 or 2 index in a new one, under the same ids, a slice at a
+    time; the range is set from the first slice."""
     out = _new_index(dim)
-    if index.ntotal:
-        ids = faiss.vector_to_array(index.id_map).astype(np.int64)
-        out.add_with_ids(index.index.reconstruct_n(0, index.ntotal), ids)
+    ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+    for start in range(0, index.ntotal, CONVERT_SLICE):
+        n = min(CONVERT_SLICE, index.ntotal - start)
+        vectors = index.index.reconstruct_n(start, n)
+        if start == 0:
+            _trained_on(out, vectors)
+        out.add_with_ids(vectors, ids[start : start + n])
     return out
 
 
@@ -148,8 +192,8 @@ class VectorIndex:
             return None, f"{index_path.name} is damaged ({first[:200]}); rebuilding the vectors"
         if not isinstance(index, faiss.IndexIDMap2):
             return None, f"{index_path.name} holds a {type(index).__name__}; rebuilding the vectors"
-        inner = faiss.downcast_index(index.index)
-        if not (_is_current(index) or isinstance(inner, faiss.IndexFlatIP)):
+        if not (_is_current(index) or _is_convertible(index)):
+            inner = _quantizer(index)
             return None, f"{index_path.name} holds a {type(inner).__name__}; rebuilding the vectors"
         if (index.d != dim or index.metric_type != faiss.METRIC_INNER_PRODUCT
                 or index.ntotal != meta.get("count")):
@@ -182,6 +226,8 @@ class VectorIndex:
             ids, vectors = ids[keep], vectors[keep]
         with self._lock:
             _one_omp_thread()
+            if not self._index.is_trained:
+                _trained_on(self._index, vectors)
             self._index.remove_ids(faiss.IDSelectorBatch(ids))
             self._index.add_with_ids(vectors, ids)
             self._dirty = True
