@@ -10,9 +10,8 @@ line that holds a query word, with the query words highlighted (UTF-16 columns).
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from ..text.query_terms import IDENTIFIER, QueryTerms, analyze
+from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .query import Filters, SearchRequest
 from .relocate import Relocator
@@ -234,7 +234,7 @@ class HybridSearch:
                 row = self.manifest.document(doc_id(rec.path))
                 lines = row.text.split("\n") if row else None
             else:
-                lines = _file_lines(self.root / rec.path)
+                lines = file_lines(self.root / rec.path)
             cache[rec.path] = lines
         if not lines:
             return "", rec.start_line, ()
@@ -256,33 +256,6 @@ class HybridSearch:
                 for m in pattern.finditer(line):
                     marks.append((n, utf16_len(line[:m.start()]), utf16_len(line[:m.end()])))
         return "\n".join(shown), first, tuple(marks)
-
-
-_LINES: OrderedDict[Path, tuple[int, int, list[str]]] = OrderedDict()
-_LINES_MAX = 256
-_LINES_LOCK = threading.Lock()
-
-
-def _file_lines(path: Path) -> list[str] | None:
-    """A file's lines for snippets, kept for the next queries while (mtime, size) hold."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    with _LINES_LOCK:
-        hit = _LINES.get(path)
-        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
-            _LINES.move_to_end(path)
-            return hit[2]
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
-    except OSError:
-        return None
-    with _LINES_LOCK:
-        _LINES[path] = (st.st_mtime_ns, st.st_size, lines)
-        while len(_LINES) > _LINES_MAX:
-            _LINES.popitem(last=False)
-    return lines
 
 
 def _members_first(fused: list[Fused], records: dict[int, ChunkRecord]) -> list[Fused]:
