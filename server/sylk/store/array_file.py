@@ -107,6 +107,10 @@ def read_array_file(path: Path, kind: str) -> ArrayFile:
     (crc,) = _CRC.unpack_from(mm, body_end)
     if zlib.crc32(memoryview(mm)[:body_end]) != crc:
         raise ArrayFileError(f"{path.name} is damaged (checksum)")
+    # the check read every page: drop them from this process's memory, so only what is
+    # used comes back (from the page cache, on first touch)
+    with contextlib.suppress(AttributeError, OSError):
+        mm.madvise(mmap.MADV_DONTNEED)
     arrays: dict[str, np.ndarray] = {}
     try:
         for name, spec in specs.items():
