@@ -284,3 +284,20 @@ def test_the_one_skip_regex_agrees_with_hump_match():
             checked += 1
             ones += want == 1
     assert checked == 2000 and ones > 100
+
+
+def test_a_name_with_thousands_of_entries_keeps_the_best_of_each_case():
+    """A snapshot stops reading a name's entries once the best ``limit`` of each case are
+    in: the answers are those of the whole list."""
+    by: dict[str, list[Symbol]] = {}
+    for i in range(400):
+        path = f"{'deep/' * (i % 4)}t{i:03d}.rs"
+        by[path] = [sym("Main" if i % 7 == 0 else "main", ["function", "method", "struct"][i % 3], f"C{i % 5}", i % 9),
+                    sym("mainly", "function", "", 1)]
+    live = SymbolTable()
+    live.replace_all(by)
+    t = make(by)
+    for q in ("main", "Main", "mai", "C3.main", "mn"):
+        for limit in (1, 10, 60, 500):
+            got = [(h.path, h.symbol, h.tier) for h in t.search(q, limit)]
+            assert got == [(h.path, h.symbol, h.tier) for h in live.search(q, limit)], (q, limit)

@@ -37,7 +37,7 @@ from .name_index import (
     word_line,
 )
 
-KIND = "symbols/1"
+KIND = "symbols/2"  # the format; a file of another is built again
 _TEXT = ("utf-8", "surrogatepass")
 # string columns saved as a blob and the starts of its lines
 _STRINGS = ("paths", "stamps", "kinds", "originals", "containers")
@@ -133,38 +133,44 @@ class FrozenSymbols:
             paths.append(f.path)
             stamps.append(f.stamp)
             rows.extend(decoded)
+        n = len(rows)
         lower = [r[ROW_NAME].lower() for r in rows]
         names = sorted(set(lower))
-        position = {n: i for i, n in enumerate(names)}
-        e_name = np.fromiter((position[n] for n in lower), dtype=np.int32, count=len(rows))
-        order = np.argsort(e_name, kind="stable")
-        rows = [rows[i] for i in order.tolist()]
-        e_name = e_name[order]
-        e_path = np.asarray(row_path, dtype=np.int32)[order] if rows else np.zeros(0, dtype=np.int32)
-        depth = np.fromiter(map(path_rank, paths), dtype=np.int64, count=len(paths))
+        position = {name: i for i, name in enumerate(names)}
         kinds = sorted({r[ROW_KIND] for r in rows})
         originals = sorted({r[ROW_NAME] for r in rows})
         containers = sorted({r[ROW_CONTAINER] for r in rows})
         kind_id = {k: i for i, k in enumerate(kinds)}
-        orig_id = {n: i for i, n in enumerate(originals)}
+        orig_id = {name: i for i, name in enumerate(originals)}
         cont_id = {c: i for i, c in enumerate(containers)}
-        first_of_name = np.searchsorted(e_name, np.arange(len(names)))
-        wlines = [word_line(rows[int(i)][ROW_NAME]) for i in first_of_name.tolist()]
-        n = len(rows)
-        arrays: dict[str, np.ndarray] = {
-            "entry_path": e_path,
+        columns = {
+            "entry_path": np.asarray(row_path, dtype=np.int32).reshape(n),
             "entry_kind": np.fromiter((kind_id[r[ROW_KIND]] for r in rows), dtype=np.uint8, count=n),
             "entry_original": np.fromiter((orig_id[r[ROW_NAME]] for r in rows), dtype=np.int32, count=n),
             "entry_container": np.fromiter((cont_id[r[ROW_CONTAINER]] for r in rows), dtype=np.int32, count=n),
             "entry_ranges": np.array([r[ROW_RANGE:ROW_SIGNATURE] for r in rows], dtype=np.int32).reshape(n, 8),
-            "name_entries": np.searchsorted(e_name, np.arange(len(names) + 1)).astype(np.int64),
-            "path_entries": np.argsort(e_path, kind="stable").astype(np.int64),
-            "path_entry_starts": np.searchsorted(np.sort(e_path), np.arange(len(paths) + 1)).astype(np.int64),
         }
+        e_name = np.fromiter((position[name] for name in lower), dtype=np.int32, count=n)
+        depth = np.fromiter(map(path_rank, paths), dtype=np.int64, count=len(paths))
         kind_rank = np.fromiter((KIND_ORDER.get(k, 99) for k in kinds), dtype=np.int64, count=len(kinds))
         name_length = np.fromiter(map(len, originals), dtype=np.int64, count=len(originals))
-        arrays["entry_key"] = static_key(kind_rank[arrays["entry_kind"]], name_length[arrays["entry_original"]],
-                                         depth[e_path]).astype(np.int64)
+        columns["entry_key"] = static_key(kind_rank[columns["entry_kind"]], name_length[columns["entry_original"]],
+                                          depth[columns["entry_path"]]).astype(np.int64)
+        # by name, then in a search's order within a name (rank, path, line, column), so a
+        # name with thousands of entries (``main``) stops after the best (``emit``'s cap)
+        path_order = np.zeros(len(paths), dtype=np.int64)
+        path_order[sorted(range(len(paths)), key=paths.__getitem__)] = np.arange(len(paths))
+        ranges = columns["entry_ranges"]
+        order = np.lexsort((ranges[:, 1], ranges[:, 0], path_order[columns["entry_path"]], columns["entry_key"],
+                            e_name))
+        arrays: dict[str, np.ndarray] = {name: column[order] for name, column in columns.items()}
+        e_name, e_path = e_name[order], arrays["entry_path"]
+        rows = [rows[i] for i in order.tolist()]
+        first_of_name = np.searchsorted(e_name, np.arange(len(names)))
+        wlines = [word_line(rows[int(i)][ROW_NAME]) for i in first_of_name.tolist()]
+        arrays["name_entries"] = np.searchsorted(e_name, np.arange(len(names) + 1)).astype(np.int64)
+        arrays["path_entries"] = np.argsort(e_path, kind="stable").astype(np.int64)
+        arrays["path_entry_starts"] = np.searchsorted(np.sort(e_path), np.arange(len(paths) + 1)).astype(np.int64)
         arrays["signatures"], arrays["signature_starts"] = _blob([r[ROW_SIGNATURE] for r in rows])
         arrays["docs"], arrays["doc_starts"] = _blob([r[ROW_DOC] for r in rows])
         for name, strings in zip(_STRINGS, (paths, stamps, kinds, originals, containers), strict=True):
@@ -211,9 +217,12 @@ class FrozenSymbols:
             self.index.rerank(i)
 
     # Entries for the NameIndex ------------------------------------------------------
-    def emit(self, i: int, tier: int, sub: int, query: str, container_q: str, out: list[Scored]) -> int:
+    def emit(self, i: int, tier: int, sub: int, query: str, container_q: str, out: list[Scored],
+             cap: int) -> int:
+        """(Entries.emit.) A name's entries are in a search's order but for the case of the
+        match, so at most ``cap`` of each case are worth adding."""
         dead, epath, paths, ranges = self._dead, self._path, self._paths, self._ranges
-        n = 0
+        exact = folded = 0
         for e in range(self._ns[i], self._ns[i + 1]):
             p = epath[e]
             if dead and p in dead:
@@ -221,9 +230,16 @@ class FrozenSymbols:
             if container_q and not is_subsequence(container_q, self._containers[self._cont[e]].lower()):
                 continue
             case = 0 if query in self._originals[self._orig[e]] else 1
+            if case:
+                if folded >= cap:
+                    continue
+                folded += 1
+            else:
+                exact += 1
             out.append(((tier, sub, case, self._key[e], paths[p], ranges[8 * e], ranges[8 * e + 1]), self, e))
-            n += 1
-        return n
+            if exact >= cap:
+                break  # every entry left ranks below these
+        return exact + folded
 
     def best_rank(self, i: int) -> int:
         dead, epath, key = self._dead, self._path, self._key

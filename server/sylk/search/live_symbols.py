@@ -41,7 +41,8 @@ class _Groups:
     def __init__(self, groups: list[list[Entry]]) -> None:
         self.groups = groups
 
-    def emit(self, i: int, tier: int, sub: int, query: str, container_q: str, out: list[Scored]) -> int:
+    def emit(self, i: int, tier: int, sub: int, query: str, container_q: str, out: list[Scored],
+             cap: int) -> int:
         n = 0
         for rank, path, sym in self.groups[i]:
             if container_q and not is_subsequence(container_q, sym.container.lower()):

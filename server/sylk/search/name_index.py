@@ -269,9 +269,11 @@ Scored = tuple[tuple, "Entries", object]
 class Entries(Protocol):
     """The symbols behind each name of a NameIndex, by the name's position."""
 
-    def emit(self, i: int, tier: int, sub: int, query: str, container_q: str, out: list[Scored]) -> int:
+    def emit(self, i: int, tier: int, sub: int, query: str, container_q: str, out: list[Scored],
+             cap: int) -> int:
         """Append the entries of name ``i`` (those whose container holds ``container_q`` as
-        a subsequence) to ``out``, keyed ``(tier, sub, case, rank, path, line, column)``; how many."""
+        a subsequence) to ``out``, keyed ``(tier, sub, case, rank, path, line, column)``;
+        how many. Entries that cannot be among the best ``cap`` may be left out."""
         ...
 
     def best_rank(self, i: int) -> int:
@@ -327,7 +329,7 @@ class NameIndex:
             return scored
 
         def add(idx: int, tier: int, sub: int) -> int:
-            return entries.emit(idx, tier, sub, query, container_q, scored)
+            return entries.emit(idx, tier, sub, query, container_q, scored, limit)
 
         # exact and prefix: a contiguous run of the sorted names; when it is long,
         # only the names holding the best-ranked entries can make the cut.
