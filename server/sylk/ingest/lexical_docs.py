@@ -52,9 +52,9 @@ def quoted_lines(text: str) -> list[str]:
     # What encode_basestring escapes, for the common text, in a few passes of str.replace
     # (several times faster than its loop over characters); the rest (a character below
     # U+0020 besides these, or anything not printable) takes the encoder.
-    esc = text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\r", "\\r")
-    if esc.replace("\n", "").isprintable():
-        return esc.split("\n")
+    lines = text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\r", "\\r").split("\n")
+    if all(map(str.isprintable, lines)):
+        return lines
     if _SEP in text:
         return [_q(line)[1:-1] for line in text.split("\n")]
     return _q(text.replace("\n", _SEP))[1:-1].split(_SEP)

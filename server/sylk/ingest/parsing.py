@@ -114,7 +114,9 @@ def _row_tuples(rel: str, language: str | None, text: str, words: str, symbols: 
         start, end = c.start_line, c.end_line
         # a class chunk's text is its summary (header, doc, member signatures), not its lines
         body = summaries[i] if i in summaries else '"' + "\\n".join(word_lines[start:end + 1]) + '"'
-        names = " ".join(w for w in (_name_words(c.symbol), _name_words(c.container)) if w)
+        names, more = _name_words(c.symbol), _name_words(c.container)
+        if more:
+            names = f"{names} {more}" if names else more
         rows.append((start, end, typ, c.kind, c.symbol, c.container, c.text_hash, c.embed_text,
                      docs.rest(c.kind, c.symbol, start, end, body, names)))
     return tuple(rows)
