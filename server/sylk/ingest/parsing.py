@@ -52,7 +52,7 @@ class Parsed:
     lines: int = 0
     # Symbols travel encoded (symbols.encode_symbols): unpickling tens of thousands of
     # objects costs the main process more than decoding them where they are needed.
-    names: tuple[str, ...] = ()
+    symbol_count: int = 0
     symbol_data: str = "[]"  # symbols.encode_symbols(symbols)
     # The chunks' ChunkRow fields as plain tuples: a NamedTuple pickles through a
     # Python-level constructor, about 6x slower than a tuple (the stdlib's 80k chunks:
@@ -88,7 +88,7 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
             syms = ()
     words = code_words_utf8(src.data)
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
-                  src.data.count(b"\n") + 1, tuple(s.name for s in syms), encode_symbols(syms),
+                  src.data.count(b"\n") + 1, len(syms), encode_symbols(syms),
                   _row_tuples(entry.rel, lang, src.text, words, syms), src.replaced)
 
 
