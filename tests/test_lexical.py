@@ -112,3 +112,11 @@ def test_exact_name_outranks_a_name_one_typo_away(index: LexicalIndex):
 
 def test_typos_need_five_letters(index: LexicalIndex):
     assert search_paths(index, "utf9") == set()
+
+
+def test_writer_threads_follow_the_cores():
+    """One indexing thread per few parser workers (one worker per core): a small machine
+    gets one (its segments need no merging), a large one several, never more than 8."""
+    from sylk.store.lexical import writer_threads
+
+    assert [writer_threads(n) for n in (1, 2, 4, 6, 16, 64)] == [1, 1, 1, 2, 5, 8]

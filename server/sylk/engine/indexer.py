@@ -168,7 +168,7 @@ class Indexer:
                 if parsed.replaced:
                     report.replaced_utf8 += 1
                 pending.append((FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,
-                                           parsed.language, len(parsed.names), parsed.replaced),
+                                           parsed.language, parsed.symbol_count, parsed.replaced),
                                 parsed.symbol_data))
             if done % 64 == 0 or done == total:
                 progress(Progress("index", done, total, f"{done}/{total} files", committed))

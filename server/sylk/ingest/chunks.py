@@ -79,7 +79,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from typing import NamedTuple
 
 import attrs
 
@@ -136,7 +136,7 @@ _SOURCE_NAMES = frozenset({"Makefile", "GNUmakefile", "Dockerfile", "Containerfi
 
 _WORD = re.compile(r"\w")
 # lines that say nothing to an embedding model
-_NOISE = frozenset({"{", "}", "(", ")", "[", "]", "};", "});", "})", "),", "},", "];", "],", ");", "});",
+_NOISE = frozenset({"{", "}", "(", ")", "[", "]", "};", "});", "})", "),", "},", "];", "],", ");",
                     "/*", "*/", "*", "//", "#", '"""', "'''", "end", "fi", "done", "esac", "---"})
 _PY_DOC = re.compile(r"""[rRuUbBfF]{0,2}("{3}|'{3}|"|')""")
 
@@ -161,17 +161,24 @@ class Chunk:
 
 def file_type(path: str, language: str | None) -> str:
     """``source_code``, ``markdown``, ``config`` or ``text``, from the language and the file name."""
-    p = PurePosixPath(path)
-    ext = p.suffix.lower()
+    name, ext = _name_and_suffix(path)
     if language == "markdown" or ext in _MARKDOWN_EXTS:
         return MARKDOWN
     if language is not None:
         return SOURCE_CODE
-    if config_syntax(p.name, ext) is not None:
+    if config_syntax(name, ext) is not None:
         return CONFIG
-    if ext in _SOURCE_EXTS or p.name in _SOURCE_NAMES:
+    if ext in _SOURCE_EXTS or name in _SOURCE_NAMES:
         return SOURCE_CODE
     return TEXT
+
+
+def _name_and_suffix(path: str) -> tuple[str, str]:
+    """The file name of a workspace-relative posix path and its suffix lower-cased, as
+    ``PurePosixPath`` tells them (``.bashrc`` has none), without building one per file."""
+    name = path.rstrip("/").rpartition("/")[2]
+    dot = name.rfind(".")
+    return name, name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
 _blake = hashlib.blake2b
@@ -192,14 +199,36 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def chunk_file(path: str, language: str | None, text: str, symbols: Sequence[Symbol], *,
-               max_lines: int = MAX_LINES, overlap: int = OVERLAP, embed_chars: int = EMBED_CHARS,
-               window_lines: int = WINDOW_LINES, window_overlap: int = WINDOW_OVERLAP) -> list[Chunk]:
-    """The chunks of one file, in order of their first line (parts in order)."""
-    if not text or text.isspace():
-        return []
+class Cut(NamedTuple):
+    """One chunk as cut from a file, before it is a ``Chunk`` (with its text joined) or a
+    row for the stores (``parsing.chunk_rows``, which needs no text but a class summary's)."""
+    kind: str
+    symbol: str
+    container: str
+    start_line: int
+    end_line: int
+    part: int
+    embed_text: str
+    text_hash: str
+    texts: Sequence[str]  # the chunk's lines (a class: its summary lines), without line ends
+    linenos: Sequence[int]  # the line of the file each of ``texts`` comes from
+
+
+class FileCuts(NamedTuple):
+    type: str  # file_type
+    lines: list[str]  # split_lines of the text
+    cuts: list[Cut]  # in order of their first line (parts in order)
+
+
+def cut_file(path: str, language: str | None, text: str, symbols: Sequence[Symbol], *,
+             max_lines: int = MAX_LINES, overlap: int = OVERLAP, embed_chars: int = EMBED_CHARS,
+             window_lines: int = WINDOW_LINES, window_overlap: int = WINDOW_OVERLAP) -> FileCuts:
+    """The chunks of one file as cuts, with the file's type and lines (see ``chunk_file``)."""
     ftype = file_type(path, language)
-    b = _Builder(path, language, ftype, split_lines(text), max_lines, overlap, embed_chars)
+    lines = split_lines(text)
+    if not text or text.isspace():
+        return FileCuts(ftype, lines, [])
+    b = _Builder(path, language, ftype, lines, max_lines, overlap, embed_chars)
     if ftype == MARKDOWN:
         headings = [s for s in symbols if s.kind == "heading"]
         if headings:
@@ -207,24 +236,44 @@ def chunk_file(path: str, language: str | None, text: str, symbols: Sequence[Sym
         else:
             b.windows(window_lines, window_overlap)
     elif ftype == CONFIG:
-        p = PurePosixPath(path)
-        syntax = config_syntax(p.name, p.suffix.lower())
-        if not b.config(syntax, window_lines):
+        name, ext = _name_and_suffix(path)
+        if not b.config(config_syntax(name, ext), window_lines):
             b.windows(window_lines, window_overlap)
     elif ftype == SOURCE_CODE and language is not None:
         b.source(symbols)
     else:
         b.windows(window_lines, window_overlap)
-    out = b.chunks
+    out = b.cuts
     out.sort(key=lambda c: (c.start_line, -c.end_line, c.part))
-    return out
+    return FileCuts(ftype, lines, out)
+
+
+def chunk_file(path: str, language: str | None, text: str, symbols: Sequence[Symbol], *,
+               max_lines: int = MAX_LINES, overlap: int = OVERLAP, embed_chars: int = EMBED_CHARS,
+               window_lines: int = WINDOW_LINES, window_overlap: int = WINDOW_OVERLAP) -> list[Chunk]:
+    """The chunks of one file, in order of their first line (parts in order)."""
+    if not text or text.isspace():
+        return []
+    ftype, _lines, cuts = cut_file(path, language, text, symbols, max_lines=max_lines, overlap=overlap,
+                                   embed_chars=embed_chars, window_lines=window_lines,
+                                   window_overlap=window_overlap)
+    return [Chunk(path, language, ftype, c.kind, c.symbol, c.container, c.start_line, c.end_line,
+                  "\n".join(c.texts), c.embed_text, c.text_hash, c.part) for c in cuts]
 
 
 def window_chunk(path: str, language: str | None, type: str, start_line: int, end_line: int, text: str, *,
                  embed_chars: int = EMBED_CHARS) -> Chunk:
     """One ``window`` chunk of given lines (``text`` is lines start_line..end_line)."""
-    embed = _embed_text([path], "", text.split("\n"), 0, end_line - start_line + 1, embed_chars)
-    return Chunk(path, language, type, "window", "", "", start_line, end_line, text, embed, text_hash(embed))
+    c = window_cut(path, start_line, text.split("\n"), embed_chars=embed_chars)
+    return Chunk(path, language, type, "window", "", "", start_line, end_line, text, c.embed_text, c.text_hash)
+
+
+def window_cut(path: str, start_line: int, texts: Sequence[str], *, embed_chars: int = EMBED_CHARS) -> Cut:
+    """``window_chunk`` as a cut: ``texts`` are the lines from ``start_line`` on."""
+    embed = _embed_text([path], "", texts, 0, len(texts), embed_chars)
+    end_line = start_line + len(texts) - 1
+    return Cut("window", "", "", start_line, end_line, 0, embed, text_hash(embed), texts,
+               range(start_line, end_line + 1))
 
 
 def _has_word(lines: list[str], start: int, end: int) -> bool:
@@ -272,7 +321,7 @@ def _title(kind: str, name: str, container: str) -> str:
 
 
 class _Builder:
-    __slots__ = ("path", "language", "type", "lines", "max_lines", "overlap", "budget", "chunks", "n")
+    __slots__ = ("path", "language", "type", "lines", "max_lines", "overlap", "budget", "cuts", "n")
 
     def __init__(self, path: str, language: str | None, ftype: str, lines: list[str],
                  max_lines: int, overlap: int, budget: int) -> None:
@@ -280,14 +329,13 @@ class _Builder:
         self.max_lines = max(1, max_lines)
         self.overlap = min(max(0, overlap), self.max_lines - 1)
         self.budget = budget
-        self.chunks: list[Chunk] = []
+        self.cuts: list[Cut] = []
         self.n = len(lines)
 
     # emitting -------------------------------------------------------------
-    def _add(self, kind: str, symbol: str, container: str, start: int, end: int, text: str, embed: str,
-             part: int) -> None:
-        self.chunks.append(Chunk(self.path, self.language, self.type, kind, symbol, container, start, end,
-                                 text, embed, text_hash(embed), part))
+    def _add(self, kind: str, symbol: str, container: str, start: int, end: int, texts: Sequence[str],
+             linenos: Sequence[int], embed: str, part: int) -> None:
+        self.cuts.append(Cut(kind, symbol, container, start, end, part, embed, text_hash(embed), texts, linenos))
 
     def _emit(self, kind: str, symbol: str, container: str, start: int, end: int, texts: Sequence[str],
               linenos: Sequence[int], head: list[str], doc: str, skip: int, part_head: list[str] | None = None) -> None:
@@ -297,7 +345,7 @@ class _Builder:
         n, m = len(texts), self.max_lines
         if n <= m:
             embed = _embed_text(head, doc, texts, skip, n, self.budget)
-            self._add(kind, symbol, container, start, end, "\n".join(texts), embed, 0)
+            self._add(kind, symbol, container, start, end, texts, linenos, embed, 0)
             return
         step = m - self.overlap
         i, part = 0, 0
@@ -309,7 +357,7 @@ class _Builder:
             else:
                 embed = _embed_text(part_head if part_head is not None else head, "", texts, i, j, self.budget)
             self._add(kind, symbol, container, start if i == 0 else linenos[i], end if j == n else linenos[j - 1],
-                      "\n".join(texts[i:j]), embed, part)
+                      texts[i:j], linenos[i:j], embed, part)
             if j == n:
                 return
             i += step
@@ -459,9 +507,9 @@ class _Builder:
         skip = self._body_skip(texts, sl - es, len(texts), sig, s.doc) if el > sl else len(texts) - 1
         if len(texts) <= self.max_lines:  # the common case, inlined
             embed = _embed_text(head, s.doc, texts, skip, len(texts), self.budget)
-            self.chunks.append(Chunk(self.path, self.language, self.type, s.kind, s.name, s.container, es, el,
-                                     "\n".join(texts), embed, _blake(embed.encode("utf-8", "surrogatepass"),
-                                                                     digest_size=16).hexdigest()))
+            self.cuts.append(Cut(s.kind, s.name, s.container, es, el, 0, embed,
+                                 _blake(embed.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+                                 texts, range(es, el + 1)))
             return
         self._emit(s.kind, s.name, s.container, es, el, texts, range(es, el + 1), head, s.doc, skip,
                    [self.path, title, sig] if sig else [self.path, title])

@@ -6,6 +6,7 @@ Tantivy, no settings machinery): a spawned worker starts faster.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -20,8 +21,8 @@ from ..languages import language_for_path
 from ..text.words import code_words, code_words_utf8, split_words
 from . import scan
 from . import symbols as symbols_mod
-from .chunks import CONTAINER_KINDS, chunk_file, file_type, window_chunk
-from .lexical_docs import chunk_json_rest
+from .chunks import CONTAINER_KINDS, Cut, cut_file, window_cut
+from .lexical_docs import ChunkDocs, quote, quoted_lines
 from .symbols import Symbol, encode_symbols
 
 _WORD = re.compile(r"\w")
@@ -51,7 +52,7 @@ class Parsed:
     lines: int = 0
     # Symbols travel encoded (symbols.encode_symbols): unpickling tens of thousands of
     # objects costs the main process more than decoding them where they are needed.
-    names: tuple[str, ...] = ()
+    symbol_count: int = 0
     symbol_data: str = "[]"  # symbols.encode_symbols(symbols)
     # The chunks' ChunkRow fields as plain tuples: a NamedTuple pickles through a
     # Python-level constructor, about 6x slower than a tuple (the stdlib's 80k chunks:
@@ -87,46 +88,87 @@ def parse_file(root: str, entry: scan.FileEntry, known_hash: str | None, max_siz
             syms = ()
     words = code_words_utf8(src.data)
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
-                  src.data.count(b"\n") + 1, tuple(s.name for s in syms), encode_symbols(syms),
-                  tuple(map(tuple, chunk_rows(entry.rel, lang, src.text, words, syms))), src.replaced)
+                  src.data.count(b"\n") + 1, len(syms), encode_symbols(syms),
+                  _row_tuples(entry.rel, lang, src.text, words, syms), src.replaced)
 
 
 def chunk_rows(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],
                type: str | None = None) -> tuple[ChunkRow, ...]:
     """The chunks of a file as rows for the stores, every non-blank line covered:
-    lines no chunk holds become windows of their own. ``type`` replaces the type told
-    from the file (a virtual document's own type)."""
-    chunks = list(chunk_file(rel, language, text, symbols))
-    lines = text.split("\n")
-    covered = bytearray(len(lines))
-    for c in chunks:
-        covered[c.start_line:c.end_line + 1] = b"\x01" * (min(c.end_line, len(lines) - 1) - c.start_line + 1)
-    gaps: list[tuple[int, int]] = []
-    i = covered.find(0)
-    while i != -1:  # runs of uncovered lines holding a word
-        j = covered.find(1, i)
-        end = len(lines) if j == -1 else j
-        run = [k for k in range(i, end) if _WORD.search(lines[k])]
-        if run:
-            gaps.append((run[0], run[-1]))
-        i = -1 if j == -1 else covered.find(0, j)
-    if gaps:
-        kind = file_type(rel, language)
-        for a, b in gaps:
-            body = "\n".join(lines[a:b + 1]).strip("\n")
-            if body.strip():
-                chunks.append(window_chunk(rel, language, kind, a, b, body))
-    word_lines = words.split("\n")
+    lines no chunk holds become windows of their own. ``words`` is ``code_words`` of
+    the text; ``type`` replaces the type told from the file (a virtual document's own type)."""
+    return tuple(map(ChunkRow._make, _row_tuples(rel, language, text, words, symbols, type)))
+
+
+def _row_tuples(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],
+                type: str | None = None) -> tuple[tuple, ...]:
+    """``chunk_rows`` as plain tuples (how they cross to the main process, see Parsed)."""
+    ftype, lines, cuts = cut_file(rel, language, text, symbols)
+    cuts.extend(window_cut(rel, a, lines[a:b + 1]) for a, b in _gaps(lines, cuts))
+    typ = type or ftype
+    docs = ChunkDocs(rel, language, typ)
+    word_lines = quoted_lines(words)  # JSON-escaped: a chunk's words are a join of its lines'
+    summaries = _summary_words(cuts, lines, word_lines, "\r" in text)
     rows = []
-    for c in chunks:
-        names = " ".join(w for w in (c.symbol, c.container) if w)
+    for i, c in enumerate(cuts):
+        start, end = c.start_line, c.end_line
         # a class chunk's text is its summary (header, doc, member signatures), not its lines
-        body = code_words(c.text) if c.kind in CONTAINER_KINDS else "\n".join(word_lines[c.start_line:c.end_line + 1])
-        typ = type or c.type
-        rows.append(ChunkRow(c.start_line, c.end_line, typ, c.kind, c.symbol, c.container, c.text_hash, c.embed_text,
-                             chunk_json_rest(rel, language, typ, c.kind, c.symbol, c.start_line, c.end_line, body,
-                                             " ".join(split_words(names)) if names else "")))
+        body = summaries[i] if i in summaries else '"' + "\\n".join(word_lines[start:end + 1]) + '"'
+        names, more = _name_words(c.symbol), _name_words(c.container)
+        if more:
+            names = f"{names} {more}" if names else more
+        rows.append((start, end, typ, c.kind, c.symbol, c.container, c.text_hash, c.embed_text,
+                     docs.rest(c.kind, c.symbol, start, end, body, names)))
     return tuple(rows)
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_words(name: str) -> str:
+    """A name's words for ``name_words`` (a container recurs on each of its members)."""
+    return " ".join(split_words(name))
+
+
+def _gaps(lines: list[str], cuts: Sequence[Cut]) -> list[tuple[int, int]]:
+    """(first, last) line of each run of lines no cut holds (``cuts`` in order of their
+    first line), trimmed to the lines holding a word; runs without one are left out."""
+    runs = []
+    cursor = 0
+    for c in cuts:
+        if c.start_line > cursor:
+            runs.append((cursor, c.start_line - 1))
+        if c.end_line >= cursor:
+            cursor = c.end_line + 1
+    if cursor < len(lines):
+        runs.append((cursor, len(lines) - 1))
+    gaps = []
+    search = _WORD.search
+    for a, b in runs:
+        while a <= b and not search(lines[a]):
+            a += 1
+        while b > a and not search(lines[b]):
+            b -= 1
+        if a <= b:
+            gaps.append((a, b))
+    return gaps
+
+
+def _summary_words(cuts: Sequence[Cut], lines: list[str], word_lines: list[str], crlf: bool) -> dict[int, str]:
+    """``quote(code_words(text))`` of each class summary among ``cuts``, by position. Code
+    words are line-local (no word boundary spans a line end), so a summary line that is a
+    line of the file takes that line of the file's words, and the member lines written anew
+    go through code_words together, once per file."""
+    boxes = [(i, c) for i, c in enumerate(cuts) if c.kind in CONTAINER_KINDS]
+    if not boxes:
+        return {}
+    if not crlf:  # (in a file with "\r\n" its lines and its words' lines differ by the "\r")
+        fresh = [t for _i, c in boxes for t, k in zip(c.texts, c.linenos, strict=True) if t is not lines[k]]
+        quoted = quoted_lines(code_words_utf8("\n".join(fresh).encode("utf-8", "surrogatepass"))) if fresh else []
+    if crlf or len(quoted) != len(fresh):  # (or a member line holding a newline)
+        return {i: quote(code_words("\n".join(c.texts))) for i, c in boxes}
+    it = iter(quoted)
+    return {i: '"' + "\\n".join(word_lines[k] if t is lines[k] else next(it)
+                                for t, k in zip(c.texts, c.linenos, strict=True)) + '"'
+            for i, c in boxes}
 
 
 def exit_with_parent(parent: int) -> None:
