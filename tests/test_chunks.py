@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 from sylk.ingest import symbols
-from sylk.ingest.chunks import Chunk, chunk_file, file_type, window_chunk
+from sylk.ingest.chunks import Chunk, chunk_file, window_chunk
+from sylk.ingest.file_types import file_type
 from sylk.languages import language_for_path
 
 

@@ -70,24 +70,24 @@ Why one ~360-line class: every kind of file goes through the same ``_Builder``,
 whose passes (source, markdown, config, windows) share one split of the text into
 lines, one coverage record and one emit path (parts, budgets, hashes). What needs
 none of that state lives elsewhere: config syntaxes and key rules in
-``config_files``.
+``config_files``, the kinds of files in ``file_types``, the embedding text and its
+hash in ``embed_text``.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import attrs
 
-from ..text.words import split_words
 from .config_files import config_keys, config_syntax
+from .embed_text import embed_text as _embed_text
+from .embed_text import text_hash
+from .embed_text import title as _title
+from .file_types import CONFIG, MARKDOWN, SOURCE_CODE, file_type, name_and_suffix
 from .symbols import TYPE_KINDS, Symbol
-
-SOURCE_CODE, MARKDOWN, CONFIG, TEXT = "source_code", "markdown", "config", "text"
 
 MAX_LINES = 120
 OVERLAP = 20
@@ -122,22 +122,7 @@ _LEADING: dict[str | None, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 _DEFAULT_LEADING = (_C_COMMENTS + ("#",), ())
 
-_MARKDOWN_EXTS = frozenset({".md", ".markdown", ".mdx"})
-_SOURCE_EXTS = frozenset({
-    ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".lua", ".php", ".pl", ".pm", ".swift",
-    ".kt", ".kts", ".scala", ".sc", ".r", ".m", ".mm", ".sql", ".dart", ".ex", ".exs", ".erl", ".hs",
-    ".ml", ".mli", ".fs", ".fsx", ".clj", ".cljs", ".el", ".lisp", ".scm", ".vim", ".zig", ".nim",
-    ".jl", ".groovy", ".gradle", ".vue", ".svelte", ".html", ".htm", ".css", ".scss", ".sass",
-    ".less", ".proto", ".thrift", ".graphql", ".gql", ".tf", ".hcl", ".cmake", ".mk", ".asm", ".s",
-    ".f90", ".f", ".pas", ".d", ".v", ".sv", ".vhd", ".cu", ".pyx", ".pxd",
-})
-_SOURCE_NAMES = frozenset({"Makefile", "GNUmakefile", "Dockerfile", "Containerfile", "CMakeLists.txt",
-                           "Justfile", "Vagrantfile", "BUILD", "WORKSPACE", "Jenkinsfile"})
-
 _WORD = re.compile(r"\w")
-# lines that say nothing to an embedding model
-_NOISE = frozenset({"{", "}", "(", ")", "[", "]", "};", "});", "})", "),", "},", "];", "],", ");",
-                    "/*", "*/", "*", "//", "#", '"""', "'''", "end", "fi", "done", "esac", "---"})
 _PY_DOC = re.compile(r"""[rRuUbBfF]{0,2}("{3}|'{3}|"|')""")
 
 
@@ -157,35 +142,6 @@ class Chunk:
     embed_text: str  # the budgeted text to embed
     text_hash: str  # blake2b-128 hex of embed_text: the embedding cache key (with the model id)
     part: int = 0  # 0 for a whole chunk; 1..n for the parts of a long body split with overlap
-
-
-def file_type(path: str, language: str | None) -> str:
-    """``source_code``, ``markdown``, ``config`` or ``text``, from the language and the file name."""
-    name, ext = _name_and_suffix(path)
-    if language == "markdown" or ext in _MARKDOWN_EXTS:
-        return MARKDOWN
-    if language is not None:
-        return SOURCE_CODE
-    if config_syntax(name, ext) is not None:
-        return CONFIG
-    if ext in _SOURCE_EXTS or name in _SOURCE_NAMES:
-        return SOURCE_CODE
-    return TEXT
-
-
-def _name_and_suffix(path: str) -> tuple[str, str]:
-    """The file name of a workspace-relative posix path and its suffix lower-cased, as
-    ``PurePosixPath`` tells them (``.bashrc`` has none), without building one per file."""
-    name = path.rstrip("/").rpartition("/")[2]
-    dot = name.rfind(".")
-    return name, name[dot:].lower() if 0 < dot < len(name) - 1 else ""
-
-
-_blake = hashlib.blake2b
-
-
-def text_hash(embed_text: str) -> str:
-    return _blake(embed_text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def split_lines(text: str) -> list[str]:
@@ -236,7 +192,7 @@ def cut_file(path: str, language: str | None, text: str, symbols: Sequence[Symbo
         else:
             b.windows(window_lines, window_overlap)
     elif ftype == CONFIG:
-        name, ext = _name_and_suffix(path)
+        name, ext = name_and_suffix(path)
         if not b.config(config_syntax(name, ext), window_lines):
             b.windows(window_lines, window_overlap)
     elif ftype == SOURCE_CODE and language is not None:
@@ -282,42 +238,6 @@ def _has_word(lines: list[str], start: int, end: int) -> bool:
         if search(lines[i]):
             return True
     return False
-
-
-def _embed_text(head: list[str], doc: str, texts: Sequence[str], lo: int, hi: int, budget: int) -> str:
-    """``head`` lines, the doc, then ``texts[lo:hi]`` without indentation, blank lines and lines of
-    bare punctuation (``}``, ``});``), cut at ``budget`` characters."""
-    out = "\n".join(head)
-    if doc and len(out) < budget:
-        out += "\n" + " ".join(doc[:budget].split())[: budget // 2]
-    # about as many lines as the rest of the budget holds, more when they were short
-    while lo < hi and len(out) < budget:
-        j = min(hi, lo + (budget - len(out)) // 32 + 2)
-        body = [t for t in map(str.strip, texts[lo:j]) if t and t not in _NOISE]
-        lo = j
-        if body:
-            out = out + "\n" + "\n".join(body) if out else "\n".join(body)
-    if len(out) > budget:
-        out = out[:budget].rstrip()
-    return out
-
-
-@functools.lru_cache(maxsize=65536)
-def _lower_words(name: str) -> tuple[str, ...]:
-    if name.islower() and name.replace("_", "").isalpha():  # snake_case: the common case, fast
-        return tuple(name.replace("_", " ").split())
-    if name.isalpha() and name.isupper():
-        return (name.lower(),)
-    return tuple(w.lower() for w in split_words(name))
-
-
-def _title(kind: str, name: str, container: str) -> str:
-    q = f"{container}.{name}" if container else name
-    words = _lower_words(name)
-    cwords = _lower_words(container.rpartition(".")[2]) if container else ()
-    if len(words) > 1 or len(cwords) > 1:
-        return f"{kind} {q} ({' '.join(cwords + words)})"
-    return f"{kind} {q}"
 
 
 class _Builder:
@@ -508,7 +428,7 @@ class _Builder:
         if len(texts) <= self.max_lines:  # the common case, inlined
             embed = _embed_text(head, s.doc, texts, skip, len(texts), self.budget)
             self.cuts.append(Cut(s.kind, s.name, s.container, es, el, 0, embed,
-                                 _blake(embed.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+                                 text_hash(embed),
                                  texts, range(es, el + 1)))
             return
         self._emit(s.kind, s.name, s.container, es, el, texts, range(es, el + 1), head, s.doc, skip,

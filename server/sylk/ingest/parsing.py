@@ -32,7 +32,7 @@ class ChunkRow(NamedTuple):
     """One chunk of a parsed file, as it crosses from a worker to the stores."""
     start_line: int
     end_line: int
-    type: str  # chunks.file_type, or a virtual document's own type
+    type: str  # file_types.file_type, or a virtual document's own type
     kind: str
     symbol: str
     container: str
