@@ -6,7 +6,9 @@ Both run at a lower CPU priority than the threads that answer requests (issue 14
 On Linux a thread's nice value is its own, and the threads and processes it starts
 inherit it: onnxruntime's workers (the model is loaded on the embedding thread),
 Tantivy's writer threads and the parser processes of an index run all give the cores
-to a request first, and take them back at once when no request wants them.
+to a request first, and take them back at once when no request wants them. A process
+with these threads also hands the GIL over every 0.5 ms instead of 5, so a request
+does not wait behind a background thread running Python.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ log = logging.getLogger("sylk")
 # Added to the nice value of the background threads: at +10 the scheduler gives a
 # contended core to a request thread about nine times in ten.
 BACKGROUND_NICE = 10
+# How long a thread may hold the GIL while another waits for it. Python's 5 ms let the
+# background threads (embedding batches, an index run's bookkeeping) hold a request
+# back for up to 5 ms at each hand-over; requests are what the user waits for.
+SWITCH_INTERVAL_S = 0.0005
 
 
 def _malloc_trim() -> Callable[[], None] | None:
@@ -64,6 +70,7 @@ def lower_priority() -> None:
 
 class Jobs:
     def __init__(self, on_failure: Callable[[str, BaseException], None] | None = None) -> None:
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         self._index = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-index",
                                             initializer=lower_priority)
         self._embed = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-embed",

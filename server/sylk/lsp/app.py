@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -141,15 +140,8 @@ def create_server() -> SylkServer:
     return server
 
 
-# How long a thread may hold the GIL while another waits for it. Python's 5 ms let the
-# background threads (embedding batches, the watcher, an index run's bookkeeping) hold a
-# request back for up to 5 ms at each hand-over; requests are what the user waits for.
-SWITCH_INTERVAL_S = 0.0005
-
-
 def serve(tcp: str | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
     server = create_server()
     if tcp:
         host, _, port = tcp.rpartition(":")

@@ -318,9 +318,7 @@ class Manifest(Annotations):
         return decode_symbols(row[0]) if row else None
 
     def symbols_by_path(self) -> dict[str, list[Symbol]]:
-        with self._lock:
-            rows = self._db.execute("SELECT path, symbol_data FROM files WHERE symbols > 0").fetchall()
-        return {path: decode_symbols(data) for path, data in rows}
+        return {r.path: decode_symbols(r.data) for r in self.symbol_rows()}
 
     # A file row's stamp: its content hash and when the row was written. A row written
     # again (a new content, or the same content indexed again) gets a new stamp.
