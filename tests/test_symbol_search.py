@@ -301,3 +301,30 @@ def test_a_name_with_thousands_of_entries_keeps_the_best_of_each_case():
         for limit in (1, 10, 60, 500):
             got = [(h.path, h.symbol, h.tier) for h in t.search(q, limit)]
             assert got == [(h.path, h.symbol, h.tier) for h in live.search(q, limit)], (q, limit)
+
+
+@pytest.mark.parametrize("direct_max", [3000, -1], ids=["few-candidates", "blob-scan"])
+def test_substring_matches_at_the_same_start_keep_the_best_of_each_case(monkeypatch: pytest.MonkeyPatch,
+                                                                         direct_max: int):
+    """Hundreds of names hold the query at the same place (``est`` at 2 of ``xtest_...``).
+    A search stops adding them once no name left can make the cut: the better-ranked
+    names (classes, shallow paths) spell it ``TEST``, the worse-ranked ones ``test`` as the
+    query does, and the answer at any limit is the head of the whole one."""
+    import sylk.search.name_index as ss
+
+    monkeypatch.setattr(ss, "DIRECT_MAX", direct_max)
+    by: dict[str, list[Symbol]] = {}
+    for i in range(300):
+        spelled = "XTEST" if i % 2 == 0 else "xtest"  # one word either way: no camel hump
+        kind = "class" if i % 2 == 0 else "function"
+        path = f"{'deep/' * (i % 5 + (i % 2) * 3)}m{i:03d}.py"
+        by[path] = [sym(f"{spelled}_{i:03d}", kind, line=i % 11), sym(f"ytest{i % 4}", "variable", line=20)]
+    t = make(by)
+    for q in ("test", "TEST", "Test", "est_1", "test_2"):
+        whole = [(h.path, h.symbol.name, h.tier) for h in t.search(q, 10**6)]
+        assert any(h[2] == TIER_SUBSTRING for h in whole), q
+        for limit in (1, 7, 30, 151):
+            assert [(h.path, h.symbol.name, h.tier) for h in t.search(q, limit)] == whole[:limit], (q, limit)
+    # the query's own spelling ranks above the better-ranked other one
+    assert {h.symbol.name[:5] for h in t.search("test", 150)} == {"xtest"}
+    assert {h.symbol.name[:5] for h in t.search("TEST", 150)} == {"XTEST"}

@@ -10,6 +10,7 @@ letter-mask filter before the per-name checks (the other tiers).
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
@@ -173,6 +174,37 @@ def _subsequence_regex(query: str) -> re.Pattern[str]:
     return re.compile(_char(query[0]) + "".join(f"[^\\n{_char(ch)}]*+{_char(ch)}" for ch in query[1:]))
 
 
+def _add_earliest(subs: dict[int, int], need: int, add: Callable[[int, int, int], int], scored: list[Scored],
+                  best_rank: np.ndarray) -> int:
+    """Add the substring matches ``subs`` (name -> where the query starts in it) in the tier's
+    order, stopping once no name left can make the cut; what is still needed.
+
+    A later start ranks below an earlier one. Among names with the same start (``test_``
+    holds ``est_`` at 1 in thousands of names), the best-ranked first: once ``need`` entries
+    matching the query's case are in, a name whose best rank (``best_rank``) is worse than
+    theirs cannot place an entry among them."""
+    by_start: dict[int, list[int]] = {}
+    for i, at in subs.items():
+        by_start.setdefault(at, []).append(i)
+    for at in sorted(by_start):
+        if need <= 0:
+            break
+        want = need
+        worst: list[int] = []  # the best ``want`` ranks of exact-case entries, negated (a max-heap)
+        for i in sorted(by_start[at], key=best_rank.__getitem__):
+            if len(worst) >= want and best_rank[i] > -worst[0]:
+                break
+            before = len(scored)
+            need -= add(i, TIER_SUBSTRING, at)
+            for key, _source, _ref in scored[before:]:
+                if key[2] == 0:  # (tier, sub, case, rank, ...)
+                    if len(worst) < want:
+                        heapq.heappush(worst, -key[3])
+                    elif -key[3] > worst[0]:
+                        heapq.heapreplace(worst, -key[3])
+    return need
+
+
 def is_subsequence(query: str, text: str) -> bool:
     it = iter(text)
     return all(ch in it for ch in query)
@@ -299,6 +331,7 @@ class NameIndex:
         self._blob, self._starts = arrays.blob, arrays.starts
         self._masks, self._initials, self._bigrams = arrays.masks, arrays.initials, arrays.bigrams
         self._by_len_rank: np.ndarray | None = None
+        self._firsts: np.ndarray | None = None
         self._best_rank = best_rank if best_rank is not None else np.fromiter(
             (entries.best_rank(i) for i in range(len(self._names))), dtype=np.int64, count=len(self._names))
 
@@ -342,13 +375,14 @@ class NameIndex:
         for i in run:
             add(i, TIER_EXACT if names[i] == q else TIER_PREFIX, 0)
         if len(scored) < limit:
-            self._lower_tiers(q, lo, hi, limit - len(scored), add)
+            self._lower_tiers(q, lo, hi, limit - len(scored), add, scored)
         return scored
 
-    def _lower_tiers(self, q: str, lo: int, hi: int, need: int, add: Callable[[int, int, int], int]) -> None:
+    def _lower_tiers(self, q: str, lo: int, hi: int, need: int, add: Callable[[int, int, int], int],
+                     scored: list[Scored]) -> None:
         """Camel-hump, substring and subsequence matches, each tier only if the ones
         above left room for ``need`` more entries. Names in ``[lo, hi)`` (exact and
-        prefix matches) are skipped."""
+        prefix matches) are skipped; ``add`` appends to ``scored``."""
         names = self._names
         hq = _SEPARATORS.sub("", q) or q
         # Camel-hump candidates, vectorised over all names: the first letter starts a
@@ -359,7 +393,7 @@ class NameIndex:
             ok &= ((self._initials & np.uint64(1 << (ord(b) & 63))) != 0) | \
                   ((self._bigrams & np.uint64(_pair_bit(a, b))) != 0)
         ok[lo:hi] = False
-        seen = self._hump_tier(hq, np.flatnonzero(ok).tolist(), need, add)
+        seen = self._hump_tier(hq, ok, need, add)
         if seen is None:
             return
         need -= seen[1]
@@ -370,13 +404,15 @@ class NameIndex:
         cand = np.flatnonzero((self._masks & qmask) == qmask)
         if len(cand) <= DIRECT_MAX:
             rest = [i for i in cand.tolist() if not lo <= i < hi and i not in seen_names]
+            subs: dict[int, int] = {}
             later = []
             for i in rest:
                 at = names[i].find(q)
                 if at >= 0:
-                    need -= add(i, TIER_SUBSTRING, at)
+                    subs[i] = at
                 else:
                     later.append(i)
+            need = _add_earliest(subs, need, add, scored, self._best_rank)
             if need <= 0:
                 return
             subseq = _subsequence_regex(q)
@@ -385,29 +421,32 @@ class NameIndex:
                     add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
             return
         blob, starts = self._blob, self._starts
-        subs: dict[int, int] = {}
+        found = []
         pos = blob.find(q)
         while pos != -1:
-            i = int(np.searchsorted(starts, pos, side="right")) - 1
-            if not (lo <= i < hi) and i not in seen_names and i not in subs:
-                subs[i] = pos - int(starts[i])
+            found.append(pos)
             pos = blob.find(q, pos + 1)
-        for i, at in subs.items():
-            need -= add(i, TIER_SUBSTRING, at)
+        subs = {}
+        if found:
+            at = np.array(found, dtype=np.int64)
+            lines = np.searchsorted(starts, at, side="right") - 1
+            for i, a in zip(lines.tolist(), (at - starts[lines]).tolist(), strict=True):
+                if not (lo <= i < hi) and i not in seen_names and i not in subs:
+                    subs[i] = a
+        need = _add_earliest(subs, need, add, scored, self._best_rank)
         if need <= 0:
             return
         seen_names.update(subs)
         for i in self._subsequence_shortest_first(q, need, seen_names, lo, hi, cand):
             add(i, TIER_SUBSEQUENCE, len(names[i]) - len(q))
 
-    def _hump_tier(self, hq: str, lines: list[int], need: int,
+    def _hump_tier(self, hq: str, ok: np.ndarray, need: int,
                    add: Callable[[int, int, int], int]) -> tuple[set[int], int] | None:
-        """Add the camel-hump matches among ``lines``, fewest skipped words first; None if
-        they fill ``need``, else (the names added, the entries added)."""
+        """Add the camel-hump matches among the names ``ok`` marks, fewest skipped words
+        first; None if they fill ``need``, else (the names added, the entries added)."""
         wlines = self._wlines
         added: set[int] = set()
         count = 0
-        others: list[tuple[int, int | None]] = []  # (name, skipped words if known)
 
         def take(ids: Iterable[int], skipped: int) -> None:
             nonlocal count
@@ -415,36 +454,49 @@ class NameIndex:
                 added.add(i)
                 count += add(i, TIER_HUMP, skipped)
 
-        if len(lines) <= HUMP_DIRECT:  # a few names: match them, not compile two regexes
-            for i in lines:
+        lines = np.flatnonzero(ok)
+        if len(lines) <= HUMP_DIRECT:  # a few names: match them, not compile regexes
+            others: list[tuple[int, int]] = []
+            for i in lines.tolist():
                 skipped = hump_match(hq, line_words(wlines[i]))
                 if skipped == 0:
                     take((i,), 0)
                 elif skipped is not None:
                     others.append((i, skipped))
-        else:
-            zero, hump = _hump_regex(hq, skips=False), _hump_regex(hq)
-            for i in lines:
-                line = wlines[i]
-                if zero.match(line):  # successive words from the first: nothing skipped
-                    take((i,), 0)
-                elif hump.search(line):
-                    others.append((i, None))
-        if count >= need:
-            return None  # the rest rank below these and cannot make the cut
-        if others and others[0][1] is None:  # the next rank, one word skipped, by a regex too
-            one = _hump_one_skip_regex(hq)
-            take([i for i, _k in others if one.match(wlines[i])], 1)
             if count >= need:
                 return None
-            others = [(i, k) for i, k in others if i not in added]
-        for i, known in others:
-            skipped = known if known is not None else hump_match(hq, line_words(wlines[i]))
-            if skipped is not None:
+            for i, skipped in others:
                 take((i,), skipped)
+            return None if count >= need else (added, count)
+        # Nothing skipped: the words follow one another from the first, so only names whose
+        # first word starts with the query's first letter. When these fill the need, the
+        # rest rank below them and are never looked at.
+        zero = _hump_regex(hq, skips=False)
+        firsts = lines[self._first_letters()[lines] == ord(hq[0])].tolist()
+        take([i for i in firsts if zero.match(wlines[i])], 0)
         if count >= need:
             return None
-        return added, count
+        # One word skipped, then more: the skip regex finds them, the one-skip regex or
+        # hump_match tells how many words each skips.
+        hump = _hump_regex(hq)
+        rest = [i for i in lines.tolist() if i not in added and hump.search(wlines[i])]
+        one = _hump_one_skip_regex(hq)
+        take([i for i in rest if one.match(wlines[i])], 1)
+        if count >= need:
+            return None
+        for i in rest:
+            if i not in added and (skipped := hump_match(hq, line_words(wlines[i]))) is not None:
+                take((i,), skipped)
+        return None if count >= need else (added, count)
+
+    def _first_letters(self) -> np.ndarray:
+        """The first character of each name's first word (its word line's second), made on first use."""
+        if self._firsts is None:
+            wblob, wstarts = self._arrays.wblob, self._arrays.wstarts
+            codes = np.frombuffer(wblob.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            at = wstarts[:-1] + 1
+            self._firsts = codes[np.minimum(at, len(codes) - 1)] if len(codes) else np.zeros(0, np.uint32)
+        return self._firsts
 
     def _subsequence_shortest_first(self, q: str, need: int, seen: set[int], lo: int, hi: int,
                                     cand: np.ndarray) -> list[int]:
