@@ -205,6 +205,21 @@ def _add_earliest(subs: dict[int, int], need: int, add: Callable[[int, int, int]
     return need
 
 
+def grep_lines(pattern: re.Pattern[str], ids: list[int], lines: Sequence[str]) -> list[int]:
+    """The ``ids`` (in order) whose line ``pattern`` finds, by one scan of their lines joined:
+    a search per line costs more in calls than in matching. ``pattern`` never matches a
+    newline."""
+    if not ids:
+        return []
+    texts = [lines[i] for i in ids]
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
+    at = [m.start() for m in pattern.finditer("\n".join(texts))]
+    if not at:
+        return []
+    hit = np.unique(np.searchsorted(ends, np.array(at, dtype=np.int64), side="right"))
+    return [ids[k] for k in hit.tolist()]
+
+
 def is_subsequence(query: str, text: str) -> bool:
     it = iter(text)
     return all(ch in it for ch in query)
@@ -388,8 +403,9 @@ class NameIndex:
         # Camel-hump candidates, vectorised over all names: the first letter starts a
         # word, and each following letter either starts a word or follows the previous
         # one inside a word (hashed letter pairs). Exact checks run on the few left.
-        ok = (self._initials & np.uint64(1 << (ord(hq[0]) & 63))) != 0
-        for a, b in zip(hq, hq[1:]):
+        hmask = np.uint64(_mask(hq))
+        ok = ((self._masks & hmask) == hmask) & ((self._initials & np.uint64(1 << (ord(hq[0]) & 63))) != 0)
+        for a, b in zip(hq, hq[1:], strict=False):
             ok &= ((self._initials & np.uint64(1 << (ord(b) & 63))) != 0) | \
                   ((self._bigrams & np.uint64(_pair_bit(a, b))) != 0)
         ok[lo:hi] = False
@@ -478,8 +494,10 @@ class NameIndex:
             return None
         # One word skipped, then more: the skip regex finds them, the one-skip regex or
         # hump_match tells how many words each skips.
-        hump = _hump_regex(hq)
-        rest = [i for i in lines.tolist() if i not in added and hump.search(wlines[i])]
+        # (the letters in order, a cheap regex, before the costly one)
+        hump, subseq = _hump_regex(hq), _subsequence_regex(hq)
+        rest = [i for i in grep_lines(subseq, [i for i in lines.tolist() if i not in added], wlines)
+                if hump.search(wlines[i])]
         one = _hump_one_skip_regex(hq)
         take([i for i in rest if one.match(wlines[i])], 1)
         if count >= need:
