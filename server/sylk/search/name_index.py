@@ -205,7 +205,7 @@ def _add_earliest(subs: dict[int, int], need: int, add: Callable[[int, int, int]
     return need
 
 
-def grep_lines(pattern: re.Pattern[str], ids: list[int], lines: Sequence[str]) -> list[int]:
+def _grep_lines(pattern: re.Pattern[str], ids: list[int], lines: Sequence[str]) -> list[int]:
     """The ``ids`` (in order) whose line ``pattern`` finds, by one scan of their lines joined:
     a search per line costs more in calls than in matching. ``pattern`` never matches a
     newline."""
@@ -496,7 +496,7 @@ class NameIndex:
         # hump_match tells how many words each skips.
         # (the letters in order, a cheap regex, before the costly one)
         hump, subseq = _hump_regex(hq), _subsequence_regex(hq)
-        rest = [i for i in grep_lines(subseq, [i for i in lines.tolist() if i not in added], wlines)
+        rest = [i for i in _grep_lines(subseq, [i for i in lines.tolist() if i not in added], wlines)
                 if hump.search(wlines[i])]
         one = _hump_one_skip_regex(hq)
         take([i for i in rest if one.match(wlines[i])], 1)
