@@ -19,7 +19,7 @@ from conftest import mcp_session, server_env
 from mcp import ClientSession, StdioServerParameters
 
 TIMEOUT = 90.0
-TOOLS = {"search_code", "search_symbol", "get_status", "reindex"}
+TOOLS = {"search_code", "search_symbol", "find_definition", "get_status", "reindex"}
 # Most tests are about symbols and words: the model stays off unless asked for.
 NO_EMBEDDING = "[embedding]\nenabled = false\n"
 
@@ -99,7 +99,7 @@ async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
         assert tools["get_status"].input_schema["properties"]["skipped"]["enum"] == ["sample", "all"]
         assert tools["reindex"].input_schema["properties"]["wait"]["type"] == "boolean"
         assert "background" in tools["reindex"].description
-        for name in ("search_code", "search_symbol", "get_status"):
+        for name in ("search_code", "search_symbol", "find_definition", "get_status"):
             assert tools[name].annotations is not None and tools[name].annotations.read_only_hint is True
         assert tools["reindex"].annotations.read_only_hint is False
 

@@ -70,6 +70,28 @@ class SymbolSettings:
     limit: int = attrs.field(default=100, validator=_between("symbols.limit", 1, 10000))
 
 
+# Languages whose own language server most editors run (pyright/Pylance, tsserver, gopls,
+# rust-analyzer, jdtls, OmniSharp): there Sylk's name-match definitions would only add
+# worse candidates beside the precise answer, so the editor gets none from Sylk.
+NAVIGATION_SKIP = ["python", "javascript", "typescript", "tsx", "go", "rust", "java", "csharp"]
+
+
+@attrs.define
+class NavigationSettings:
+    # textDocument/definition from the index
+    definition: bool = True
+    # files of these languages get no definitions from Sylk in the editor (the CLI and MCP
+    # answer for every language)
+    skip_languages: list[str] = attrs.field(factory=lambda: list(NAVIGATION_SKIP))
+
+    @skip_languages.validator
+    def _check_languages(self, attribute: attrs.Attribute, value: list[str]) -> None:
+        unknown = [v for v in value if v not in BY_NAME]
+        if unknown:
+            raise ValueError(f"navigation.skipLanguages: unknown language(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(BY_NAME))}")
+
+
 @attrs.define
 class WeightSettings:
     # multipliers on each side; the balance per query style is search/fusion.py's ALPHA
@@ -101,6 +123,7 @@ class Settings:
     symbols: SymbolSettings = attrs.field(factory=SymbolSettings)
     search: SearchSettings = attrs.field(factory=SearchSettings)
     embedding: EmbeddingSettings = attrs.field(factory=EmbeddingSettings)
+    navigation: NavigationSettings = attrs.field(factory=NavigationSettings)
     # the language server: follow changes on disk made outside the editor
     watch: bool = True
     # workspace/symbol answers from the editor's unsaved text of open files
@@ -132,7 +155,8 @@ def _snake(name: str) -> str:
 
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
-    for cls in (WeightSettings, SearchSettings, SymbolSettings, EmbeddingSettings, Settings):  # nested first
+    for cls in (WeightSettings, SearchSettings, SymbolSettings, EmbeddingSettings, NavigationSettings,
+                Settings):  # nested first
         overrides = {f.name: override(rename=camel(f.name)) for f in attrs.fields(cls)}
         conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
         conv.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, conv, **overrides))

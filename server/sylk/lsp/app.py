@@ -19,7 +19,7 @@ from pygls.uris import to_fs_path
 
 from .. import config
 from .. import wire as shared
-from . import convert, documents, hover, search, settings, symbols
+from . import convert, documents, hover, navigation, search, settings, symbols
 from .handlers import command, feature
 from .server import CMD_CLEAR, CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, roots_of
 
@@ -29,6 +29,7 @@ from .server import CMD_CLEAR, CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, root
 OPTIONAL: list[tuple[str, Callable[[config.Settings], bool], Callable[[SylkServer], None]]] = [
     (hover.SIMILAR, lambda s: s.embedding.enabled, hover.setup_similar),
     (types.TEXT_DOCUMENT_DID_CHANGE, lambda s: s.unsaved_symbols, symbols.setup_unsaved),
+    (types.TEXT_DOCUMENT_DEFINITION, lambda s: s.navigation.definition, navigation.setup),
 ]
 
 

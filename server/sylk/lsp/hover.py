@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import to_fs_path
 
 from ..languages import language_for_path
 from ..search import related
 from ..search.symbol_search import SymbolHit
-from . import convert, uris
+from . import convert, texts, uris
 from .handlers import feature
 
 if TYPE_CHECKING:
@@ -28,21 +27,6 @@ if TYPE_CHECKING:
 SIMILAR = "sylk/similar"
 DEFINITIONS = 3  # shown in a hover
 RELATED = 5
-
-
-def _line_of(ls: SylkServer, uri: str, line: int) -> str | None:
-    doc = ls.workspace.text_documents.get(uri)
-    if doc is not None:
-        lines = doc.lines
-        return lines[line].rstrip("\r\n") if line < len(lines) else None
-    fs = to_fs_path(uri)
-    if fs is None:
-        return None
-    try:
-        lines = Path(fs).read_text(encoding="utf-8", errors="replace").split("\n")
-    except OSError:
-        return None
-    return lines[line] if line < len(lines) else None
 
 
 def _link(root: Path, path: str, line: int) -> str:
@@ -107,7 +91,7 @@ def _wire(root: Path, r: related.Related) -> dict[str, Any]:
 def setup(server: SylkServer) -> None:
     @feature(server, "hover", types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: SylkServer, params: types.HoverParams) -> types.Hover | None:
-        line = _line_of(ls, params.text_document.uri, params.position.line)
+        line = texts.line_of(ls, params.text_document.uri, params.position.line)
         if line is None:
             return None
         name = related.identifier_at(line, params.position.character)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -36,6 +36,7 @@ from .. import wire as shared
 from ..engine.indexer import IndexReport
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
+from ..search import definitions
 from ..search.query import MODES, TYPES, QueryError, request_from_params
 from ..search.roles import ROLES
 from ..service import WorkspaceService
@@ -62,6 +63,8 @@ Fast and exact about definitions.
 - search_code: you know words that appear in the code (mode "lexical"), or you can \
 describe what the code does (mode "semantic"), or both (mode "hybrid", the default). \
 Hits are chunks (a function, a class, a markdown section) with a snippet and line range.
+- find_definition: where a name is defined, nearest first when you give the file that \
+uses it (its own and imported definitions, then the same folder, then the same language).
 - get_status: how much is indexed and embedded, and whether work is running.
 - reindex: after you changed files, to be sure the index has them (changes on disk are \
 usually picked up by themselves within a second or two).
@@ -104,6 +107,15 @@ functions on ties. "Container.name" restricts to members of a matching container
 of the name, end line of the definition, and signature. Use it when you know (part of) \
 a name; use search_code for words inside bodies or for descriptions of behaviour. \
 Pagination: pass the returned nextOffset as offset (null: no more)."""
+
+FIND_DEFINITION_DOC = """\
+Where an identifier is defined, from the symbol index of every language: a name match \
+(no type analysis), exact name, the same case first. Give "path" (the workspace file \
+that uses the name) to rank from it: definitions in that file, then in the files it \
+imports, then in its folder, then in its language, then the rest ("near" says which). \
+"Class.method" or "obj.method" ranks definitions whose container is the qualifier first. \
+Returns name, kind, container, path, 1-based line and column of the name, end line, \
+signature and near."""
 
 GET_STATUS_DOC = """\
 The index of this workspace: files, symbols, chunks, how many chunks are embedded and \
@@ -188,6 +200,21 @@ def _argument_error(exc: QueryError) -> ToolError:
 
 def _page(offset: int, shown: int, more: bool) -> int | None:
     return offset + shown if more and shown else None
+
+
+def _reader(root: Path) -> Callable[[str], str | None]:
+    """The text of a workspace-relative file (None outside the workspace or unreadable)."""
+    base = root.resolve()
+
+    def read(rel: str) -> str | None:
+        path = (base / rel).resolve()
+        if not path.is_relative_to(base):
+            return None
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+    return read
 
 
 def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Service]:
@@ -303,6 +330,20 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         more = len(hits) > window and window < MAX_SYMBOL_WINDOW
         return {"query": query, "symbols": [shared.symbol_json(h) for h in page], "offset": offset,
                 "nextOffset": _page(offset, len(page), more), **_indexing_note()}
+
+    @app.tool(description=FIND_DEFINITION_DOC, annotations=read_only)
+    async def find_definition(
+        name: Annotated[str, Field(description="The identifier, e.g. 'parse_config', 'Repo.get' or 'geo::distance'")],
+        path: Annotated[str | None, Field(description="The workspace-relative file that uses the name: rank from "
+                                                      "it")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Definitions at most")] = 20,
+    ) -> dict[str, Any]:
+        ws = await engine()
+        if not definitions.parse_name(name).name:
+            raise ToolError("invalid argument name: no identifier in it")
+        found = await anyio.to_thread.run_sync(definitions.lookup, ws, name, path, _reader(root))
+        return {"name": name, "definitions": [{**shared.symbol_json(d.hit), "near": d.near.name.lower()}
+                                              for d in found[:limit]], **_indexing_note()}
 
     @app.tool(description=GET_STATUS_DOC, annotations=read_only)
     async def get_status(

@@ -1,0 +1,74 @@
+"""``textDocument/definition`` from the index (search/definitions.py): registered when the
+setting ``navigation.definition`` is on in some folder. Files of the languages in
+``navigation.skipLanguages`` (those whose own language server most editors run) get an
+empty answer, which adds nothing beside that server's."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..errors import IndexClosed
+from ..languages import language_for_path
+from ..search import definitions as defs
+from . import convert, texts, uris
+from .handlers import feature
+
+if TYPE_CHECKING:
+    from .server import SylkServer
+
+
+def _answer(ls: SylkServer, uri: str, cursor: defs.Cursor, language: str | None) -> list[tuple[Path, defs.Definition]]:
+    """The definitions of the folder holding ``uri`` (ranked from that file), then those of
+    the other folders (by language only), best first."""
+    found = ls.folder_for(uri)
+    text = texts.text_of(ls, uri)
+    ranked: list[tuple[Path, defs.Definition]] = []
+    for folder, engine in ls.engines():
+        origin = None
+        if found is not None and found[0] is folder:
+            origin = defs.origin_of(found[1], language, text, engine.table.files())
+        elif language is not None:
+            origin = defs.Origin("", language)  # another folder: the same language first
+        try:
+            ranked.extend((folder.root, d) for d in defs.definitions(engine, cursor, origin))
+        except IndexClosed:  # cleared or rebuilt on the way
+            continue
+    ranked.sort(key=lambda rd: defs.rank(rd[1], cursor))
+    return ranked[:defs.answered([d for _root, d in ranked])]
+
+
+def setup(server: SylkServer) -> None:
+    @feature(server, "navigation", types.TEXT_DOCUMENT_DEFINITION)
+    async def definition(ls: SylkServer, params: types.DefinitionParams) -> list[Any] | None:
+        uri = params.text_document.uri
+        found = ls.folder_for(uri)
+        settings = found[0].settings if found is not None else None
+        if settings is not None and not settings.navigation.definition:
+            return []  # turned off for this folder while running
+        language = language_for_path(found[1] if found is not None else uri)
+        if settings is not None and language in settings.navigation.skip_languages:
+            return []
+        line = texts.line_of(ls, uri, params.position.line)
+        cursor = defs.cursor_at(line, params.position.character, language) if line is not None else None
+        if cursor is None or not ls.engines():
+            return []
+        answer = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, _answer, ls, uri, cursor, language)
+        caps = ls.client_capabilities.text_document
+        links = bool(caps and caps.definition and caps.definition.link_support)
+        origin = types.Range(types.Position(params.position.line, cursor.start),
+                             types.Position(params.position.line, cursor.end))
+        out: list[Any] = []
+        for root, d in answer:
+            target = uris.path_uri(root, d.hit.path)
+            s = d.hit.symbol
+            if links:
+                out.append(types.LocationLink(target_uri=target, target_range=convert.to_range(s.range),
+                                              target_selection_range=convert.to_range(s.selection),
+                                              origin_selection_range=origin))
+            else:
+                out.append(types.Location(uri=target, range=convert.to_range(s.selection)))
+        return out

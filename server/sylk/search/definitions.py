@@ -1,0 +1,266 @@
+"""Go to definition from the index: the definitions of the name under a cursor, nearest
+first. A name match, not a type analysis: what the symbol index of every language knows,
+ranked by where the definition sits from the file asking.
+
+Nearness, best first (``Near``): the same file, a file that file imports (the import
+resolution of ``agent``), the same folder, the same language, anything else. On
+``obj.method`` or ``Class.method`` a definition whose container is the qualifier
+(``self``/``this`` meaning the asking file's own) ranks above the rest.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import keyword
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
+
+import attrs
+
+from ..ingest.symbols import Symbol, decode_symbols
+from ..languages import language_for_path
+from ..store.manifest import Manifest
+from ..text.positions import utf16_len, utf16_to_index
+from . import agent
+from .name_index import TIER_EXACT
+from .symbol_search import SymbolHit, SymbolTable
+
+# exact-name candidates read from the ranked symbol table, besides those of the asking
+# file and the files it imports (read directly, so a name defined thousands of times
+# still finds the nearby one)
+CANDIDATES = 400
+# definitions answered at most
+LIMIT = 20
+
+_IDENT = re.compile(r"[^\W\d]\w*|\$\w*")
+# what joins a qualifier to the name: obj.name, Type::name, ptr->name
+_QUALIFIED = re.compile(r"([^\W\d]\w*)\s*(?:\.|::|->)\s*$")
+_SELF = frozenset({"self", "this", "cls", "Self", "super"})
+
+_C = ("auto break case char const continue default do double else enum extern float for goto if inline int long "
+      "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while")
+KEYWORDS: dict[str, frozenset[str]] = {
+    "python": frozenset(keyword.kwlist + keyword.softkwlist),
+    "javascript": frozenset(
+        "async await break case catch class const continue debugger default delete do else export extends false "
+        "finally for function if import in instanceof let new null return static super switch this throw true try "
+        "typeof undefined var void while with yield".split()),
+    "go": frozenset(
+        "break case chan const continue default defer else fallthrough for func go goto if import interface map "
+        "package range return select struct switch type var nil true false".split()),
+    "rust": frozenset(
+        "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod "
+        "move mut pub ref return self Self static struct super trait true type unsafe use where while".split()),
+    "java": frozenset(
+        "abstract assert boolean break byte case catch char class const continue default do double else enum "
+        "extends final finally float for goto if implements import instanceof int interface long native new null "
+        "package private protected public return short static strictfp super switch synchronized this throw throws "
+        "transient true false try var void volatile while".split()),
+    "c": frozenset(_C.split()),
+    "cpp": frozenset((_C + " bool catch class constexpr delete explicit false friend mutable namespace new "
+                      "noexcept nullptr operator override private protected public template this throw true try "
+                      "typename using virtual").split()),
+    "ruby": frozenset(
+        "BEGIN END alias and begin break case class def defined? do else elsif end ensure false for if in module "
+        "next nil not or redo rescue retry return self super then true undef unless until when while yield".split()),
+    "csharp": frozenset(
+        "abstract as base bool break byte case catch char checked class const continue decimal default delegate do "
+        "double else enum event explicit extern false finally fixed float for foreach goto if implicit in int "
+        "interface internal is lock long namespace new null object operator out override params private protected "
+        "public readonly ref return sbyte sealed short sizeof stackalloc static string struct switch this throw "
+        "true try typeof uint ulong unchecked unsafe ushort using var virtual void volatile while".split()),
+}
+KEYWORDS["typescript"] = KEYWORDS["tsx"] = KEYWORDS["javascript"] | frozenset(
+    "abstract any boolean declare enum implements interface keyof namespace never number private protected public "
+    "readonly string type unknown".split())
+
+
+class Near(enum.IntEnum):
+    """Where a definition is from the asking file; lower ranks first."""
+    SAME_FILE = 0
+    IMPORTED = 1
+    SAME_FOLDER = 2
+    SAME_LANGUAGE = 3
+    ELSEWHERE = 4
+
+
+@attrs.frozen
+class Cursor:
+    """The identifier under a cursor: its name, the qualifier before it (``obj`` of
+    ``obj.name``, or ""), and its UTF-16 columns on the line."""
+    name: str
+    qualifier: str
+    start: int
+    end: int
+
+
+@attrs.frozen
+class Origin:
+    """The file a definition is asked from (folder-relative), its language, and the
+    workspace files and folders (ending in "/") it imports."""
+    path: str
+    language: str | None
+    imports: frozenset[str] = frozenset()
+
+
+@attrs.frozen
+class Definition:
+    hit: SymbolHit
+    near: Near
+    container_match: bool
+
+
+class Source(Protocol):
+    """What definitions are read from: a workspace's symbol table and manifest."""
+
+    manifest: Manifest
+
+    @property
+    def table(self) -> SymbolTable: ...
+
+    def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]: ...
+
+
+def cursor_at(line: str, utf16_col: int, language: str | None = None) -> Cursor | None:
+    """The identifier a UTF-16 column of ``line`` is on (or just after); None on
+    whitespace, punctuation or a keyword of ``language``."""
+    col = utf16_to_index(line, utf16_col)
+    for m in _IDENT.finditer(line):
+        if m.start() <= col <= m.end():
+            name = m.group(0)
+            if language is not None and name in KEYWORDS.get(language, ()):
+                return None
+            q = _QUALIFIED.search(line, 0, m.start())
+            start = utf16_len(line[:m.start()])
+            return Cursor(name, q.group(1) if q else "", start, start + utf16_len(name))
+        if m.start() > col:
+            break
+    return None
+
+
+def origin_of(path: str, language: str | None, text: str | None, files: Iterable[str]) -> Origin:
+    """The Origin of ``path`` whose text is ``text`` (None: unknown, no imports), its
+    imports resolved against the workspace ``files``."""
+    if text is None or language is None:
+        return Origin(path, language)
+    specs = agent.imports_of(text, language)
+    if not specs:
+        return Origin(path, language)
+    all_files = set(files)
+    dirs: dict[str, list[str]] = {}
+    for f in all_files:
+        dirs.setdefault(f.rpartition("/")[0], []).append(f)
+    found = (agent.resolve_import(spec, path, language, all_files, dirs) for spec in specs)
+    return Origin(path, language, frozenset(f for f in found if f))
+
+
+def nearness(path: str, language: str | None, origin: Origin | None) -> Near:
+    if origin is None:
+        return Near.ELSEWHERE
+    if path == origin.path:
+        return Near.SAME_FILE
+    folder = path.rpartition("/")[0]
+    if path in origin.imports or folder + "/" in origin.imports:
+        return Near.IMPORTED
+    if folder == origin.path.rpartition("/")[0]:
+        return Near.SAME_FOLDER
+    if language is not None and language == origin.language:
+        return Near.SAME_LANGUAGE
+    return Near.ELSEWHERE
+
+
+def definitions(ws: Source, cursor: Cursor, origin: Origin | None) -> list[Definition]:
+    """Every definition named ``cursor.name`` that ``ws`` knows (case-insensitive; the
+    same case first), nearest to ``origin`` first (None: a folder other than the asking
+    file's)."""
+    found: dict[tuple[str, int, int], SymbolHit] = {}
+    for h in ws.search_symbols(cursor.name, CANDIDATES):
+        if h.symbol.name.lower() == cursor.name.lower():
+            found.setdefault(_key(h), h)
+    if origin is not None:
+        near_files = [origin.path] + sorted(f for f in origin.imports if not f.endswith("/"))
+        folders = {f for f in origin.imports if f.endswith("/")}  # a Go package: its folder's files
+        if folders:
+            near_files += [f for f in ws.table.files() if f.rpartition("/")[0] + "/" in folders]
+        for path, symbols in _symbols_of(ws, near_files):
+            for s in symbols:
+                if s.name.lower() == cursor.name.lower():
+                    h = SymbolHit(path, s, TIER_EXACT)
+                    found.setdefault(_key(h), h)
+    out = []
+    for h in found.values():
+        near = nearness(h.path, language_for_path(h.path), origin)
+        out.append(Definition(h, near, _container_matches(h, cursor.qualifier, near)))
+    out.sort(key=lambda d: rank(d, cursor))
+    return out
+
+
+def rank(d: Definition, cursor: Cursor) -> tuple:
+    """The sort key of a definition of ``cursor``'s name (lower first): the qualifier's
+    container, nearness, the same case, then by place."""
+    return (bool(cursor.qualifier) and not d.container_match, d.near, d.hit.symbol.name != cursor.name,
+            d.hit.path, d.hit.symbol.selection)
+
+
+def answered(defs: Sequence[Definition], limit: int = LIMIT) -> int:
+    """How many of ``defs`` (in ``rank`` order) to answer: when the best is in the asking
+    file or a file it imports, only those as near as it (the jump is sure); else the
+    ``limit`` best."""
+    if not defs:
+        return 0
+    top = defs[0]
+    if top.near > Near.IMPORTED:
+        return min(limit, len(defs))
+    same = itertools.takewhile(lambda d: (d.near, d.container_match) == (top.near, top.container_match), defs)
+    return min(limit, sum(1 for _d in same))
+
+
+def _key(h: SymbolHit) -> tuple[str, int, int]:
+    return h.path, h.symbol.selection[0], h.symbol.selection[1]
+
+
+def _container_matches(h: SymbolHit, qualifier: str, near: Near) -> bool:
+    if not qualifier:
+        return False
+    if qualifier in _SELF:
+        return near == Near.SAME_FILE and bool(h.symbol.container)
+    last = re.split(r"\.|::", h.symbol.container)[-1] if h.symbol.container else ""
+    return last.lower() == qualifier.lower()
+
+
+def _symbols_of(ws: Source, paths: Sequence[str]) -> list[tuple[str, list[Symbol]]]:
+    """The symbols of ``paths``: an open buffer's from the live table, else the manifest's."""
+    out = []
+    stored = []
+    for p in dict.fromkeys(paths):
+        live = ws.table.symbols_of_live(p)
+        if live is not None:
+            out.append((p, live))
+        else:
+            stored.append(p)
+    if stored:
+        out.extend((r.path, decode_symbols(r.data)) for r in ws.manifest.symbol_rows(stored))
+    return out
+
+
+def parse_name(text: str) -> Cursor:
+    """A name as typed (``parse_config``, ``Class.method``, ``mod::func``) as a Cursor
+    without a place on a line."""
+    parts = re.split(r"\.|::|->", text.strip())
+    name, qualifier = parts[-1], (parts[-2] if len(parts) > 1 else "")
+    return Cursor(name, qualifier, 0, 0)
+
+
+def lookup(ws: Source, name: str, path: str | None, read: Callable[[str], str | None]) -> list[Definition]:
+    """Definitions of ``name`` (``parse_name``), ranked from the workspace file ``path``
+    when given (``read`` gives its text), else by the symbol table's order."""
+    cursor = parse_name(name)
+    if not cursor.name:
+        return []
+    origin = None
+    if path:
+        language = language_for_path(path)
+        origin = origin_of(path, language, read(path), ws.table.files())
+    return definitions(ws, cursor, origin)
