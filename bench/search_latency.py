@@ -78,11 +78,12 @@ def queries_from(root: Path, n: int, seed: int) -> list[str]:
 class Client:
     """A minimal JSON-RPC client over the server's stdin/stdout."""
 
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
+    def __init__(self, root: Path, env: dict[str, str], options: dict | None = None) -> None:
         self.p = subprocess.Popen([sys.executable, "-m", "sylk.cli", "serve", "--stdio"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.n = 0
-        self.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}})
+        self.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {},
+                                    "initializationOptions": options})
         self.notify("initialized", {})
 
     def _send(self, msg: dict) -> None:

@@ -328,3 +328,27 @@ def test_substring_matches_at_the_same_start_keep_the_best_of_each_case(monkeypa
     # the query's own spelling ranks above the better-ranked other one
     assert {h.symbol.name[:5] for h in t.search("test", 150)} == {"xtest"}
     assert {h.symbol.name[:5] for h in t.search("TEST", 150)} == {"XTEST"}
+
+
+def test_named_finds_one_name_and_named_in_every_one_in_given_files():
+    """``named``: the symbols of one name (any case, the same case first), no fuzzy tier;
+    ``named_in``: every one in the given files, however many the name has elsewhere, the
+    changed files served from their new symbols."""
+    def path(i: int) -> str:
+        return f"{'deep/' * (i % 3)}m{i:03d}.py"
+
+    by = {path(i): [sym("run" if i % 4 else "Run", "function", "", i % 5), sym("runner", "class", "", 9)]
+          for i in range(300)}
+    t = make(by)
+    named = t.named("run", 10)
+    assert len(named) == 10 and all(h.symbol.name.lower() == "run" for h in named)
+    assert [h.symbol.name for h in named] == ["run"] * 10  # the same case first
+    assert [h.symbol.name for h in t.named("Run", 500)][:75] == ["Run"] * 75
+    assert t.named("ru", 10) == [] and t.named("nothing", 10) == []
+    wanted = {path(1), path(299), path(8), "no/such.py"}
+    got = sorted((h.path, h.symbol.name) for h in t.named_in("RUN", wanted))
+    assert got == sorted([(path(299), "run"), (path(1), "run"), (path(8), "Run")])
+    t.set_file(path(1), [sym("walk"), sym("run", line=40)])  # changed: its new symbols
+    t.remove_file(path(8))
+    got = [(h.path, h.symbol.name, h.symbol.range[0]) for h in t.named_in("run", wanted)]
+    assert sorted(got) == sorted([(path(299), "run", 299 % 5), (path(1), "run", 40)])

@@ -30,7 +30,7 @@ def _answer(ls: SylkServer, uri: str, cursor: defs.Cursor, language: str | None)
     for folder, engine in ls.engines():
         origin = None
         if found is not None and found[0] is folder:
-            origin = defs.origin_of(found[1], language, text, engine.table.files())
+            origin = defs.origin_of(found[1], language, text, engine.table.file_set())
         elif language is not None:
             origin = defs.Origin("", language)  # another folder: the same language first
         try:

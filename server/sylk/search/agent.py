@@ -12,6 +12,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import PurePosixPath
 
 import attrs
@@ -241,7 +242,8 @@ def imports_of(text: str, language: str) -> list[str]:
     return list(found)
 
 
-def resolve_import(spec: str, importer: str, language: str, files: set[str], dirs: dict[str, list[str]]) -> str | None:
+def resolve_import(spec: str, importer: str, language: str, files: AbstractSet[str],
+                   dirs: dict[str, list[str]]) -> str | None:
     """The workspace path an import names, when it can be told; else None (a library)."""
     base = PurePosixPath(importer).parent
     cands: list[str] = []
@@ -268,7 +270,7 @@ def resolve_import(spec: str, importer: str, language: str, files: set[str], dir
     elif language in ("java", "csharp"):
         suffix = spec.replace(".", "/") + (".java" if language == "java" else ".cs")
         tail = "/" + suffix
-        return next((f for f in sorted(files) if f == suffix or f.endswith(tail)), None)
+        return min((f for f in files if f == suffix or f.endswith(tail)), default=None)
     elif language == "go":
         # an import path names a package folder; the workspace holds it when a folder ends with it
         for d in sorted(dirs):

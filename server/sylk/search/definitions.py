@@ -11,25 +11,24 @@ resolution of ``agent``), the same folder, the same language, anything else. On
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 import keyword
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 import attrs
 
-from ..ingest.symbols import Symbol, decode_symbols
 from ..languages import language_for_path
-from ..store.manifest import Manifest
 from ..text.positions import utf16_len, utf16_to_index
 from . import agent
-from .name_index import TIER_EXACT
 from .symbol_search import SymbolHit, SymbolTable
 
-# exact-name candidates read from the ranked symbol table, besides those of the asking
-# file and the files it imports (read directly, so a name defined thousands of times
-# still finds the nearby one)
+# definitions of a name read from the symbol table (the best-ranked of each case), besides
+# every one in the asking file and the files it imports (so a name defined thousands of
+# times still finds the nearby one)
 CANDIDATES = 400
 # definitions answered at most
 LIMIT = 20
@@ -113,14 +112,10 @@ class Definition:
 
 
 class Source(Protocol):
-    """What definitions are read from: a workspace's symbol table and manifest."""
-
-    manifest: Manifest
+    """What definitions are read from: a workspace's symbol table."""
 
     @property
     def table(self) -> SymbolTable: ...
-
-    def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]: ...
 
 
 def cursor_at(line: str, utf16_col: int, language: str | None = None) -> Cursor | None:
@@ -140,20 +135,27 @@ def cursor_at(line: str, utf16_col: int, language: str | None = None) -> Cursor 
     return None
 
 
-def origin_of(path: str, language: str | None, text: str | None, files: Iterable[str]) -> Origin:
+def origin_of(path: str, language: str | None, text: str | None, files: AbstractSet[str]) -> Origin:
     """The Origin of ``path`` whose text is ``text`` (None: unknown, no imports), its
     imports resolved against the workspace ``files``."""
     if text is None or language is None:
         return Origin(path, language)
-    specs = agent.imports_of(text, language)
+    specs = _imports(text, language)
     if not specs:
         return Origin(path, language)
-    all_files = set(files)
     dirs: dict[str, list[str]] = {}
-    for f in all_files:
-        dirs.setdefault(f.rpartition("/")[0], []).append(f)
-    found = (agent.resolve_import(spec, path, language, all_files, dirs) for spec in specs)
+    if language == "go":  # (only Go's imports name folders)
+        for f in files:
+            dirs.setdefault(f.rpartition("/")[0], []).append(f)
+    found = (agent.resolve_import(spec, path, language, files, dirs) for spec in specs)
     return Origin(path, language, frozenset(f for f in found if f))
+
+
+@functools.lru_cache(maxsize=64)
+def _imports(text: str, language: str) -> tuple[str, ...]:
+    """``agent.imports_of``, kept for the texts asked about lately (a file is asked about
+    again and again while one reads it)."""
+    return tuple(agent.imports_of(text, language))
 
 
 def nearness(path: str, language: str | None, origin: Origin | None) -> Near:
@@ -176,19 +178,15 @@ def definitions(ws: Source, cursor: Cursor, origin: Origin | None) -> list[Defin
     same case first), nearest to ``origin`` first (None: a folder other than the asking
     file's)."""
     found: dict[tuple[str, int, int], SymbolHit] = {}
-    for h in ws.search_symbols(cursor.name, CANDIDATES):
-        if h.symbol.name.lower() == cursor.name.lower():
-            found.setdefault(_key(h), h)
+    for h in ws.table.named(cursor.name, CANDIDATES):
+        found.setdefault(_key(h), h)
     if origin is not None:
         near_files = [origin.path] + sorted(f for f in origin.imports if not f.endswith("/"))
         folders = {f for f in origin.imports if f.endswith("/")}  # a Go package: its folder's files
         if folders:
             near_files += [f for f in ws.table.files() if f.rpartition("/")[0] + "/" in folders]
-        for path, symbols in _symbols_of(ws, near_files):
-            for s in symbols:
-                if s.name.lower() == cursor.name.lower():
-                    h = SymbolHit(path, s, TIER_EXACT)
-                    found.setdefault(_key(h), h)
+        for h in ws.table.named_in(cursor.name, frozenset(near_files)):
+            found.setdefault(_key(h), h)
     out = []
     for h in found.values():
         near = nearness(h.path, language_for_path(h.path), origin)
@@ -230,21 +228,6 @@ def _container_matches(h: SymbolHit, qualifier: str, near: Near) -> bool:
     return last.lower() == qualifier.lower()
 
 
-def _symbols_of(ws: Source, paths: Sequence[str]) -> list[tuple[str, list[Symbol]]]:
-    """The symbols of ``paths``: an open buffer's from the live table, else the manifest's."""
-    out = []
-    stored = []
-    for p in dict.fromkeys(paths):
-        live = ws.table.symbols_of_live(p)
-        if live is not None:
-            out.append((p, live))
-        else:
-            stored.append(p)
-    if stored:
-        out.extend((r.path, decode_symbols(r.data)) for r in ws.manifest.symbol_rows(stored))
-    return out
-
-
 def parse_name(text: str) -> Cursor:
     """A name as typed (``parse_config``, ``Class.method``, ``mod::func``) as a Cursor
     without a place on a line."""
@@ -262,5 +245,5 @@ def lookup(ws: Source, name: str, path: str | None, read: Callable[[str], str | 
     origin = None
     if path:
         language = language_for_path(path)
-        origin = origin_of(path, language, read(path), ws.table.files())
+        origin = origin_of(path, language, read(path), ws.table.file_set())
     return definitions(ws, cursor, origin)

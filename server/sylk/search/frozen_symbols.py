@@ -16,11 +16,21 @@ from __future__ import annotations
 import gc
 from array import array
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import numpy as np
 
-from ..ingest.symbols import ROW_CONTAINER, ROW_DOC, ROW_KIND, ROW_NAME, ROW_RANGE, ROW_SIGNATURE, Symbol, symbol_rows
+from ..ingest.symbols import (
+    ROW_CONTAINER,
+    ROW_DOC,
+    ROW_KIND,
+    ROW_NAME,
+    ROW_RANGE,
+    ROW_SIGNATURE,
+    Symbol,
+    symbol_rows,
+)
 from ..store.array_file import ArrayFile, read_array_file, write_array_file
 from ..store.manifest import FileSymbolData
 from .name_index import (
@@ -202,11 +212,14 @@ class FrozenSymbols:
     def paths(self) -> list[str]:
         return [p for i, p in enumerate(self._paths) if i not in self._dead]
 
-    def hide(self, path: str) -> None:
-        """``path`` changed or went: its entries match nothing from now on."""
+    def _ids(self) -> dict[str, int]:
         if self._path_ids is None:
             self._path_ids = {p: i for i, p in enumerate(self._paths)}
-        pid = self._path_ids.get(path)
+        return self._path_ids
+
+    def hide(self, path: str) -> None:
+        """``path`` changed or went: its entries match nothing from now on."""
+        pid = self._ids().get(path)
         if pid is None or pid in self._dead:
             return
         self._dead.add(pid)
@@ -252,6 +265,15 @@ class FrozenSymbols:
                      str(self._sig_text[self._sig[e]:self._sig[e + 1]], *_TEXT),
                      str(self._doc_text[self._doc[e]:self._doc[e + 1]], *_TEXT))
         return self._paths[self._path[e]], sym
+
+    def named_in(self, name: str, paths: AbstractSet[str]) -> list[tuple[str, Symbol]]:
+        """Every (path, symbol) named ``name`` (lower-cased) in one of ``paths``."""
+        i = self.index.position(name)
+        if i is None:
+            return []
+        ids = {self._ids()[p] for p in paths if p in self._ids()} - self._dead
+        epath = self._path
+        return [self.hit(e) for e in range(self._ns[i], self._ns[i + 1]) if epath[e] in ids] if ids else []
 
     def top(self, limit: int) -> list[Scored]:
         """The ``limit`` best-ranked entries, keyed (rank, path, line, column)."""

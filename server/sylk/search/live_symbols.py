@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from ..ingest.symbols import Symbol
 from .name_index import (
@@ -154,6 +155,17 @@ class LiveSymbols:
         scored = self._base.score(query, q, container_q, limit)
         if self._delta is not None:
             scored += self._delta.score(query, q, container_q, limit)
+        return scored
+
+    def named_in(self, name: str, paths: AbstractSet[str]) -> list[tuple[str, Symbol]]:
+        """Every (path, symbol) named ``name`` (lower-cased) in one of ``paths``."""
+        return [(path, sym) for _rank, path, sym in self._groups.get(name, ()) if path in paths]
+
+    def named(self, query: str, q: str, limit: int) -> list[Scored]:
+        """The entries of the name ``q`` (see NameIndex.named); call ``rebuild`` first when ``dirty``."""
+        scored = self._base.named(query, q, limit)
+        if self._delta is not None:
+            scored += self._delta.named(query, q, limit)
         return scored
 
     def top(self, limit: int) -> list[Scored]:

@@ -364,6 +364,15 @@ class NameIndex:
     def __len__(self) -> int:
         return len(self._names)
 
+    def named(self, query: str, q: str, limit: int) -> list[Scored]:
+        """The entries of the name ``q`` (lower-cased ``query``) and no other, the best
+        ``limit`` of each case."""
+        out: list[Scored] = []
+        i = self.position(q)
+        if i is not None:
+            self._entries.emit(i, TIER_EXACT, 0, query, "", out, limit)
+        return out
+
     def rerank(self, i: int) -> None:
         """The entries of name ``i`` changed: refresh its best rank (prefix-run pruning)."""
         self._best_rank[i] = self._entries.best_rank(i)

@@ -21,13 +21,14 @@ from __future__ import annotations
 import heapq
 import threading
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 import attrs
 
 from ..ingest.symbols import Symbol
 from .frozen_symbols import FrozenSymbols
 from .live_symbols import LiveSymbols
-from .name_index import TIER_SUBSEQUENCE, Scored
+from .name_index import TIER_EXACT, TIER_SUBSEQUENCE, Scored
 
 
 @attrs.frozen(slots=True)
@@ -48,6 +49,7 @@ class SymbolTable:
         self._base = base
         self._live = LiveSymbols()
         self._top_cache: list[SymbolHit] | None = None
+        self._file_set: frozenset[str] | None = None
 
     def __len__(self) -> int:
         return len(self._live) + (len(self._base) if self._base is not None else 0)
@@ -75,7 +77,7 @@ class SymbolTable:
     def _hide(self, path: str) -> None:
         if self._base is not None:
             self._base.hide(path)
-        self._top_cache = None
+        self._top_cache = self._file_set = None
 
     def replace_all(self, by_path: dict[str, list[Symbol]]) -> None:
         """Everything from ``by_path``, in the live layer (no snapshot)."""
@@ -89,7 +91,7 @@ class SymbolTable:
             if base is not None:
                 base.hide(path)
         with self._lock:
-            self._base, self._live, self._top_cache = base, layer, None
+            self._base, self._live, self._top_cache, self._file_set = base, layer, None, None
 
     def symbols_of_live(self, path: str) -> list[Symbol] | None:
         with self._lock:
@@ -113,6 +115,13 @@ class SymbolTable:
             base = self._base.paths() if self._base is not None else []
             return base + self._live.paths()
 
+    def file_set(self) -> frozenset[str]:
+        """``files()`` as a set, kept until a file is set or removed."""
+        files = self._file_set
+        if files is None:
+            files = self._file_set = frozenset(self.files())
+        return files
+
     def search(self, query: str, limit: int = 100) -> list[SymbolHit]:
         query = query.strip()
         with self._lock:
@@ -132,6 +141,28 @@ class SymbolTable:
         if base is not None:
             scored += base.index.score(query, q, container_q, limit)
         return [_hit(item, item[0][0]) for item in heapq.nsmallest(limit, scored, key=lambda t: t[0])]
+
+    def named(self, name: str, limit: int = 100) -> list[SymbolHit]:
+        """The symbols named ``name``, whatever the case (the same case first), best first:
+        no fuzzy tier, so a name with few definitions costs a lookup."""
+        with self._lock:
+            if self._live.dirty:
+                self._live.rebuild()
+            base, live = self._base, self._live
+        q = name.lower()
+        scored = live.named(name, q, limit)
+        if base is not None:
+            scored += base.index.named(name, q, limit)
+        return [_hit(item, TIER_EXACT) for item in heapq.nsmallest(limit, scored, key=lambda t: t[0])]
+
+    def named_in(self, name: str, paths: AbstractSet[str]) -> list[SymbolHit]:
+        """Every symbol named ``name`` (whatever the case) in one of ``paths``, however many
+        the name has elsewhere."""
+        with self._lock:
+            base, live = self._base, self._live
+        q = name.lower()
+        found = live.named_in(q, paths) + (base.named_in(q, paths) if base is not None else [])
+        return [SymbolHit(path, sym, TIER_EXACT) for path, sym in found]
 
     def _top_all(self, limit: int) -> list[SymbolHit]:
         # Empty query: the best-ranked symbols overall (types, then functions, shallow paths).
