@@ -165,7 +165,8 @@ def main() -> int:
             cursor = definitions.cursor_at(line, s.col, "python")
             if cursor is not None:
                 text = (root / s.rel).read_text(encoding="utf-8")
-                definitions.definitions(ws, cursor, definitions.origin_of(s.rel, "python", text, files))
+                origin = definitions.origin_of(s.rel, "python", text, files, ws.table.enclosing(s.rel, s.line))
+                definitions.definitions(ws, cursor, origin)
             inproc.append((time.perf_counter() - t) * 1000)
             result = r.get("result") or []
             answered += bool(result)

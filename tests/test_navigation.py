@@ -39,6 +39,13 @@ FILES = {
     "rb/app.rb": 'require_relative "lib/notifier"\n\nNotifier.new.deliver("hi")\n',
     "rb2/mailer.rb": "class Mailer\n  def deliver(x)\n    x\n  end\nend\n",
     "emoji/use.py": "from shapes.geometry import area_of\n\nlabel = '🎉🎉'; n = area_of(1)\n",
+    # two classes with a method of the same name; a helper nested in another function
+    "jobs/runner.py": ("class First:\n    def start(self):\n        return 1\n\n\n"
+                       "class Second:\n    def start(self):\n        return 2\n\n"
+                       "    def go(self):\n        return self.start()\n\n\n"
+                       "def outer():\n    def helper():\n        return 0\n    return helper()\n\n\n"
+                       "def later():\n    return helper()\n"),
+    "jobs/helpers.py": "def helper():\n    return 1\n",
 }
 
 # (file, line, the text the cursor is on) -> (file of the definition, its line)
@@ -121,6 +128,16 @@ async def test_definition_edges(nav: Path, _isolated_index: Path):
         o = got[0].origin_selection_range
         start16 = len(line[:line.rindex("area_of")].encode("utf-16-le")) // 2
         assert (o.start.character, o.end.character) == (start16, start16 + len("area_of"))
+        # self.start in Second: Second's start, not First's (the same file, the class around)
+        got = await _definition(client, nav, "jobs/runner.py", 10, _column(nav, "jobs/runner.py", 10, "start"))
+        assert [(g.target_uri, g.target_selection_range.start.line) for g in got] == [
+            (uri(nav / "jobs/runner.py"), 6)]
+        # a bare helper() inside outer(): its own nested helper; inside later(): not that
+        # one (nested in another function) but the module beside it
+        got = await _definition(client, nav, "jobs/runner.py", 16, _column(nav, "jobs/runner.py", 16, "helper"))
+        assert (got[0].target_uri, got[0].target_selection_range.start.line) == (uri(nav / "jobs/runner.py"), 14)
+        got = await _definition(client, nav, "jobs/runner.py", 20, _column(nav, "jobs/runner.py", 20, "helper"))
+        assert got[0].target_uri == uri(nav / "jobs/helpers.py")
         # Billing.total: the method of Billing first, Report's total after (or not at all)
         got = await _definition(client, nav, "java/com/acme/app/Main.java", 5,
                                 _column(nav, "java/com/acme/app/Main.java", 5, "total"))

@@ -352,3 +352,16 @@ def test_named_finds_one_name_and_named_in_every_one_in_given_files():
     t.remove_file(path(8))
     got = [(h.path, h.symbol.name, h.symbol.range[0]) for h in t.named_in("run", wanted)]
     assert sorted(got) == sorted([(path(299), "run", 299 % 5), (path(1), "run", 40)])
+
+
+def test_enclosing_names_the_innermost_symbol_around_a_line():
+    def s(name: str, kind: str, container: str, first: int, last: int) -> Symbol:
+        return Symbol(name, kind, container, (first, 0, last, 0), (first, 4, first, 4 + len(name)), "", "")
+
+    t = make({"a.py": [s("Box", "class", "", 0, 9), s("put", "method", "Box", 2, 5), s("inner", "function",
+                                                                                      "Box.put", 3, 4)],
+              "b.py": [s("main", "function", "", 0, 3)]})
+    assert [t.enclosing("a.py", n) for n in (0, 2, 3, 6, 12)] == ["Box", "Box.put", "Box.put.inner", "Box", ""]
+    assert t.enclosing("b.py", 1) == "main" and t.enclosing("none.py", 1) == ""
+    t.set_file("b.py", [s("other", "function", "", 0, 1)])  # the file as it is now
+    assert (t.enclosing("b.py", 1), t.enclosing("b.py", 2)) == ("other", "")

@@ -21,16 +21,18 @@ if TYPE_CHECKING:
     from .server import SylkServer
 
 
-def _answer(ls: SylkServer, uri: str, cursor: defs.Cursor, language: str | None) -> list[tuple[Path, defs.Definition]]:
-    """The definitions of the folder holding ``uri`` (ranked from that file), then those of
-    the other folders (by language only), best first."""
+def _answer(ls: SylkServer, uri: str, line: int, cursor: defs.Cursor,
+            language: str | None) -> list[tuple[Path, defs.Definition]]:
+    """The definitions of the folder holding ``uri`` (ranked from that file and the scope
+    around ``line``), then those of the other folders (by language only), best first."""
     found = ls.folder_for(uri)
     text = texts.text_of(ls, uri)
     ranked: list[tuple[Path, defs.Definition]] = []
     for folder, engine in ls.engines():
         origin = None
         if found is not None and found[0] is folder:
-            origin = defs.origin_of(found[1], language, text, engine.table.file_set())
+            origin = defs.origin_of(found[1], language, text, engine.table.file_set(),
+                                    engine.table.enclosing(found[1], line))
         elif language is not None:
             origin = defs.Origin("", language)  # another folder: the same language first
         try:
@@ -38,7 +40,7 @@ def _answer(ls: SylkServer, uri: str, cursor: defs.Cursor, language: str | None)
         except IndexClosed:  # cleared or rebuilt on the way
             continue
     ranked.sort(key=lambda rd: defs.rank(rd[1], cursor))
-    return ranked[:defs.answered([d for _root, d in ranked])]
+    return ranked[:defs.answered([d for _root, d in ranked], cursor)]
 
 
 def setup(server: SylkServer) -> None:
@@ -56,7 +58,8 @@ def setup(server: SylkServer) -> None:
         cursor = defs.cursor_at(line, params.position.character, language) if line is not None else None
         if cursor is None or not ls.engines():
             return []
-        answer = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, _answer, ls, uri, cursor, language)
+        answer = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, _answer, ls, uri,
+                                                                  params.position.line, cursor, language)
         caps = ls.client_capabilities.text_document
         links = bool(caps and caps.definition and caps.definition.link_support)
         origin = types.Range(types.Position(params.position.line, cursor.start),

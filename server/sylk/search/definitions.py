@@ -97,11 +97,13 @@ class Cursor:
 
 @attrs.frozen
 class Origin:
-    """The file a definition is asked from (folder-relative), its language, and the
-    workspace files and folders (ending in "/") it imports."""
+    """The file a definition is asked from (folder-relative), its language, the workspace
+    files and folders (ending in "/") it imports, and the qualified name of the innermost
+    definition around the cursor (``Class.method``; "" at the top of the file)."""
     path: str
     language: str | None
     imports: frozenset[str] = frozenset()
+    scope: str = ""
 
 
 @attrs.frozen
@@ -135,20 +137,21 @@ def cursor_at(line: str, utf16_col: int, language: str | None = None) -> Cursor 
     return None
 
 
-def origin_of(path: str, language: str | None, text: str | None, files: AbstractSet[str]) -> Origin:
+def origin_of(path: str, language: str | None, text: str | None, files: AbstractSet[str],
+              scope: str = "") -> Origin:
     """The Origin of ``path`` whose text is ``text`` (None: unknown, no imports), its
-    imports resolved against the workspace ``files``."""
+    imports resolved against the workspace ``files``; ``scope``: see Origin."""
     if text is None or language is None:
-        return Origin(path, language)
+        return Origin(path, language, scope=scope)
     specs = _imports(text, language)
     if not specs:
-        return Origin(path, language)
+        return Origin(path, language, scope=scope)
     dirs: dict[str, list[str]] = {}
     if language == "go":  # (only Go's imports name folders)
         for f in files:
             dirs.setdefault(f.rpartition("/")[0], []).append(f)
     found = (agent.resolve_import(spec, path, language, files, dirs) for spec in specs)
-    return Origin(path, language, frozenset(f for f in found if f))
+    return Origin(path, language, frozenset(f for f in found if f), scope)
 
 
 @functools.lru_cache(maxsize=64)
@@ -190,28 +193,40 @@ def definitions(ws: Source, cursor: Cursor, origin: Origin | None) -> list[Defin
     out = []
     for h in found.values():
         near = nearness(h.path, language_for_path(h.path), origin)
-        out.append(Definition(h, near, _container_matches(h, cursor.qualifier, near)))
+        out.append(Definition(h, near, _container_matches(h, cursor.qualifier, near, origin)))
     out.sort(key=lambda d: rank(d, cursor))
     return out
 
 
 def rank(d: Definition, cursor: Cursor) -> tuple:
-    """The sort key of a definition of ``cursor``'s name (lower first): the qualifier's
-    container, nearness, the same case, then by place."""
-    return (bool(cursor.qualifier) and not d.container_match, d.near, d.hit.symbol.name != cursor.name,
-            d.hit.path, d.hit.symbol.selection)
+    """The sort key of a definition of ``cursor``'s name (lower first). A qualified name
+    (``obj.name``, ``self.name``) goes by the container first (``_container_matches``),
+    then nearness; a bare name by nearness first (``_near``), then the container. Then the
+    same case, then by place."""
+    near = _near(d, cursor)
+    head = (near, not d.container_match) if not cursor.qualifier else (not d.container_match, near)
+    return (*head, d.hit.symbol.name != cursor.name, d.hit.path, d.hit.symbol.selection)
 
 
-def answered(defs: Sequence[Definition], limit: int = LIMIT) -> int:
+def _near(d: Definition, cursor: Cursor) -> Near:
+    """``d.near``, but a bare name reaches only the scopes around it and the top level: a
+    definition nested elsewhere in the same file is no nearer than the folder."""
+    if not cursor.qualifier and d.near == Near.SAME_FILE and not d.container_match:
+        return Near.SAME_FOLDER
+    return d.near
+
+
+def answered(defs: Sequence[Definition], cursor: Cursor, limit: int = LIMIT) -> int:
     """How many of ``defs`` (in ``rank`` order) to answer: when the best is in the asking
-    file or a file it imports, only those as near as it (the jump is sure); else the
-    ``limit`` best."""
+    file or a file it imports, only those as near as it and as fitting (the jump is sure);
+    else the ``limit`` best."""
     if not defs:
         return 0
     top = defs[0]
-    if top.near > Near.IMPORTED:
+    if _near(top, cursor) > Near.IMPORTED:
         return min(limit, len(defs))
-    same = itertools.takewhile(lambda d: (d.near, d.container_match) == (top.near, top.container_match), defs)
+    head = (_near(top, cursor), top.container_match)
+    same = itertools.takewhile(lambda d: (_near(d, cursor), d.container_match) == head, defs)
     return min(limit, sum(1 for _d in same))
 
 
@@ -219,13 +234,25 @@ def _key(h: SymbolHit) -> tuple[str, int, int]:
     return h.path, h.symbol.selection[0], h.symbol.selection[1]
 
 
-def _container_matches(h: SymbolHit, qualifier: str, near: Near) -> bool:
+def _container_matches(h: SymbolHit, qualifier: str, near: Near, origin: Origin | None) -> bool:
+    """Whether the definition's container fits the call: ``obj.name`` or ``Class.name``, a
+    container named like the qualifier; ``self.name`` (``this``...), a class around the
+    cursor; a bare ``name``, a top-level definition or one of the scopes around the cursor
+    (a bare call reaches no other class's member)."""
+    container = h.symbol.container
+    around = near == Near.SAME_FILE and origin is not None and _within(container, origin.scope)
     if not qualifier:
-        return False
+        return not container or around
     if qualifier in _SELF:
-        return near == Near.SAME_FILE and bool(h.symbol.container)
-    last = re.split(r"\.|::", h.symbol.container)[-1] if h.symbol.container else ""
+        return bool(container) and around
+    last = re.split(r"\.|::", container)[-1] if container else ""
     return last.lower() == qualifier.lower()
+
+
+def _within(container: str, scope: str) -> bool:
+    """Whether ``container`` is ``scope`` or one of the scopes around it (``A`` and ``A.f``
+    of ``A.f.g``)."""
+    return bool(container) and (scope == container or scope.startswith(container + "."))
 
 
 def parse_name(text: str) -> Cursor:

@@ -275,6 +275,22 @@ class FrozenSymbols:
         epath = self._path
         return [self.hit(e) for e in range(self._ns[i], self._ns[i + 1]) if epath[e] in ids] if ids else []
 
+    def enclosing(self, path: str, line: int) -> str | None:
+        """The qualified name of the innermost symbol of ``path`` whose range holds ``line``
+        ("" if none; None if the snapshot does not hold the file)."""
+        pid = self._ids().get(path)
+        if pid is None or pid in self._dead:
+            return None
+        entries = self._path_order[self._path_starts[pid]:self._path_starts[pid + 1]]
+        ranges = self._arrays["entry_ranges"][entries]
+        holds = (ranges[:, 0] <= line) & (line <= ranges[:, 2])
+        if not holds.any():
+            return ""
+        ranges = ranges[holds]
+        e = int(entries[holds][np.lexsort((ranges[:, 2] - ranges[:, 0], -ranges[:, 0]))[0]])
+        name, container = self._originals[self._orig[e]], self._containers[self._cont[e]]
+        return f"{container}.{name}" if container else name
+
     def top(self, limit: int) -> list[Scored]:
         """The ``limit`` best-ranked entries, keyed (rank, path, line, column)."""
         keys = self._e_key

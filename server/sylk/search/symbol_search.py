@@ -164,6 +164,19 @@ class SymbolTable:
         found = live.named_in(q, paths) + (base.named_in(q, paths) if base is not None else [])
         return [SymbolHit(path, sym, TIER_EXACT) for path, sym in found]
 
+    def enclosing(self, path: str, line: int) -> str:
+        """The qualified name (``Class.method``) of the innermost symbol of ``path`` whose
+        range holds ``line`` (0-based), "" when none does: where a cursor is."""
+        with self._lock:
+            base, live = self._base, self._live.symbols_of(path)
+        if live is None:
+            return (base.enclosing(path, line) if base is not None else None) or ""
+        holding = [s for s in live if s.range[0] <= line <= s.range[2]]
+        if not holding:
+            return ""
+        inner = min(holding, key=lambda s: (-s.range[0], s.range[2] - s.range[0]))
+        return inner.qualified_name
+
     def _top_all(self, limit: int) -> list[SymbolHit]:
         # Empty query: the best-ranked symbols overall (types, then functions, shallow paths).
         with self._lock:
