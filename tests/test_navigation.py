@@ -4,6 +4,7 @@ decoy of the same name further away; over stdio, as the editors ask."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -212,3 +213,20 @@ async def test_mcp_find_definition_ranks_from_the_file_that_uses_the_name(nav: P
         # a path outside the workspace reads nothing: no ranking from it, no error
         outside = await call(s, "find_definition", name="area_of", path="../../etc/passwd")
         assert len(outside["definitions"]) == 2
+
+
+def test_cli_def_prints_rg_style_lines_nearest_first(nav: Path):
+    from test_cli import sylk
+
+    near = sylk("def", "area_of", str(nav), "--from", str(nav / "app/main.py"))
+    assert near.returncode == 0, near.stderr
+    assert near.stdout.splitlines() == ["shapes/geometry.py:1:5: def area_of(radius):",
+                                        "other/decoy.py:1:5: def area_of(side):"]
+    found = json.loads(sylk("def", "Billing.total", str(nav), "--format", "json", "--no-refresh").stdout)
+    assert (found[0]["path"], found[0]["container"], found[0]["line"]) == ("java/com/acme/Billing.java", "Billing", 4)
+    none = sylk("def", "no_such_name", str(nav), "--no-refresh")
+    assert none.returncode == 1 and none.stdout == ""
+    outside = sylk("def", "area_of", str(nav), "--from", "/etc/hostname", "--no-refresh")
+    assert outside.returncode == 2 and "not a file of" in outside.stderr
+    empty = sylk("def", "x.", str(nav), "--no-refresh")
+    assert empty.returncode == 2 and "no identifier" in empty.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sqlite3
 import sys
 
@@ -39,6 +40,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("default", "json"), default="default")
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
     p.set_defaults(run="commands:cmd_symbols")
+
+    p = sub.add_parser("def", help="where a name is defined, in every language (nearest first with --from)",
+                       description="Definitions of NAME from the symbol index: a name match (Class.method or "
+                                   "mod::name to prefer a container), printed rg-style as path:line:col: text.")
+    p.add_argument("name")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--from", dest="origin", metavar="FILE",
+                   help="the file that uses the name: its own and its imports' definitions first, then its "
+                        "folder's, then its language's")
+    p.add_argument("--limit", type=int, default=20, help="maximum results (default: 20)")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
+    p.set_defaults(run="commands:cmd_def")
 
     p = sub.add_parser("search", help="search code by words and by meaning (hybrid)",
                        description="Inline filters work in the query: lang:python path:src/** kind:function "
@@ -141,3 +155,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sylk: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`sylk search ... | head`): stop quietly, as rg does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 141

@@ -153,6 +153,60 @@ def cmd_symbols(args: argparse.Namespace) -> int:
     return 0 if hits else 1
 
 
+def cmd_def(args: argparse.Namespace) -> int:
+    from ..search import definitions
+
+    root = workspace_root(args.path)
+    if not definitions.parse_name(args.name).name:
+        print(f"sylk: {args.name!r}: no identifier in it", file=sys.stderr)
+        return 2
+    origin = None
+    if args.origin:
+        origin = _relative(root, args.origin)
+        if origin is None:
+            print(f"sylk: --from {args.origin}: not a file of {root}", file=sys.stderr)
+            return 2
+    ws = _open(root)
+    try:
+        if not args.no_refresh:
+            _refresh(ws)
+        found = definitions.lookup(ws, args.name, origin, lambda rel: _read(root / rel))[:max(args.limit, 0)]
+    finally:
+        ws.close()
+    if args.format == "json":
+        print(json.dumps([{**wire.symbol_json(d.hit), "near": d.near.name.lower()} for d in found], indent=2))
+        return 0 if found else 1
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    for d in found:
+        s = d.hit.symbol
+        loc = f"{d.hit.path}:{s.selection[0] + 1}:{s.selection[1] + 1}:"
+        text = _line(root / d.hit.path, s.selection[0])
+        print(f"\x1b[35m{loc}\x1b[0m {text}" if color else f"{loc} {text}")
+    return 0 if found else 1
+
+
+def _relative(root: Path, file: str) -> str | None:
+    """``file`` (absolute, or relative to the current directory) as a path relative to ``root``."""
+    path = Path(file).resolve()
+    try:
+        return path.relative_to(root.resolve()).as_posix() if path.is_file() else None
+    except ValueError:
+        return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _line(path: Path, line: int) -> str:
+    """Line ``line`` (0-based) of ``path``, stripped; "" when unreadable."""
+    lines = (_read(path) or "").split("\n")
+    return lines[line].strip() if line < len(lines) else ""
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from ..search.query import Filters, QueryError, check_values, from_settings, parse_inline
 
