@@ -4,6 +4,7 @@ decoy of the same name further away; over stdio, as the editors ask."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -230,3 +231,32 @@ def test_cli_def_prints_rg_style_lines_nearest_first(nav: Path):
     assert outside.returncode == 2 and "not a file of" in outside.stderr
     empty = sylk("def", "x.", str(nav), "--no-refresh")
     assert empty.returncode == 2 and "no identifier" in empty.stderr
+
+
+async def test_definition_follows_an_unsaved_buffer(nav: Path, _isolated_index: Path):
+    """A function typed a moment ago (not saved) is where its call jumps, in the buffer's
+    own lines; the editor's text, not the disk's, tells where the cursor is."""
+    client = await start(nav, _isolated_index, "visual-studio-code", EVERY_LANGUAGE)
+    try:
+        await wait_for_progress_end(client)
+        doc = uri(nav / "rb/app.rb")
+        text = (nav / "rb/app.rb").read_text()
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=doc, language_id="ruby", version=1, text=text)))
+        typed = "def deliver(x)\n  x\nend\n\n" + text + "deliver(1)\n"
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=typed)]))
+        last = len(typed.split("\n")) - 2  # the line of `deliver(1)`
+
+        async def jumped_home() -> list:
+            while True:
+                got = await _definition(client, nav, "rb/app.rb", last, 2)
+                if got and got[0].target_uri == doc:
+                    return got
+                await asyncio.sleep(0.05)
+        got = await asyncio.wait_for(jumped_home(), 30)
+        assert got[0].target_selection_range.start.line == 0 and len(got) == 1
+    finally:
+        await client.shutdown_session()
+        await client.stop()
