@@ -18,6 +18,10 @@ Python's own ``ast`` resolution (run by hand, never in CI).
 4. Prints p50/p95 both ways and the share of sites whose first location is the ``ast``
    definition (file and line), per kind of site; the targets of issue 15: **p95 <= 15 ms
    over stdio** and **top-1 accuracy >= 0.85**.
+
+On a corpus of another language (``--corpus rust``: the large corpus) there is no ``ast``
+to check against: the sites are ``name(`` in the source files of the corpus's main
+language, for names the index defines, and only the latency is measured.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import argparse
 import ast
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +44,7 @@ import corpora  # noqa: E402
 from search_latency import Client, pct  # noqa: E402
 from sylk.config import Settings  # noqa: E402
 from sylk.engine.workspace import Workspace  # noqa: E402
+from sylk.languages import language_for_path  # noqa: E402
 from sylk.search import definitions  # noqa: E402
 
 P95_TARGET_MS = 15.0
@@ -122,6 +128,32 @@ def call_sites(root: Path, n: int, seed: int) -> list[Site]:
     return random.Random(seed).sample(sites, min(n, len(sites)))
 
 
+CALL = re.compile(r"\b([A-Za-z_]\w{3,})\s*\(")
+
+
+def any_call_sites(root: Path, ws: Workspace, n: int, seed: int) -> list[Site]:
+    """``name(`` sites in the files of the corpus's most common language whose name the
+    index defines (no expected definition: latency only)."""
+    by_language: dict[str, list[str]] = defaultdict(list)
+    for f in sorted(ws.table.file_set()):
+        if (lang := language_for_path(f)) is not None and lang != "markdown":
+            by_language[lang].append(f)
+    language, files = max(by_language.items(), key=lambda kv: len(kv[1]))
+    rng = random.Random(seed)
+    sites: list[Site] = []
+    for rel in rng.sample(files, min(len(files), 4 * n)):
+        lines = (root / rel).read_text(encoding="utf-8", errors="replace").split("\n")
+        found = [(i, m) for i, line in enumerate(lines) for m in CALL.finditer(line)]
+        if found:
+            i, m = rng.choice(found)
+            if ws.table.named(m.group(1), 1):
+                col = len(lines[i][:m.start(1)].encode("utf-16-le")) // 2
+                sites.append(Site(rel, i, col, m.group(1), language, ("", -1)))
+        if len(sites) >= n:
+            break
+    return sites
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="stdlib")
@@ -140,13 +172,14 @@ def main() -> int:
             subprocess.run([sys.executable, "-m", "sylk.cli", "index", str(root), "--no-embed"], env=env,
                            capture_output=True, text=True, check=True, cwd=str(root))
             print(f"indexed {root} in {time.perf_counter() - t0:.1f}s")
-        sites = call_sites(root, args.sites, args.seed)
+        ws = Workspace(root, Settings(index_dir=str(index_dir)), writable=False)
+        python = args.corpus == "stdlib"
+        sites = call_sites(root, args.sites, args.seed) if python else any_call_sites(root, ws, args.sites, args.seed)
         kinds = defaultdict(int)
         for s in sites:
             kinds[s.kind] += 1
-        print(f"{len(sites)} call sites resolved by ast (seed {args.seed}): "
-              + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
-        ws = Workspace(root, Settings(index_dir=str(index_dir)), writable=False)
+        print(f"{len(sites)} call sites {'resolved by ast' if python else 'of names the index defines'} "
+              f"(seed {args.seed}): " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
         client = Client(root, {**env}, {"embedding": {"enabled": False}, "navigation": {"skipLanguages": []}})
         while not client.request("sylk/status", {})["result"].get("ready"):
             time.sleep(0.05)
@@ -161,11 +194,11 @@ def main() -> int:
                                                            "position": {"line": s.line, "character": s.col}})
             stdio.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
-            line = (root / s.rel).read_text(encoding="utf-8").split("\n")[s.line]
-            cursor = definitions.cursor_at(line, s.col, "python")
+            text = (root / s.rel).read_text(encoding="utf-8", errors="replace")
+            language = language_for_path(s.rel)
+            cursor = definitions.cursor_at(text.split("\n")[s.line], s.col, language)
             if cursor is not None:
-                text = (root / s.rel).read_text(encoding="utf-8")
-                origin = definitions.origin_of(s.rel, "python", text, files, ws.table.enclosing(s.rel, s.line))
+                origin = definitions.origin_of(s.rel, language, text, files, ws.table.enclosing(s.rel, s.line))
                 definitions.definitions(ws, cursor, origin)
             inproc.append((time.perf_counter() - t) * 1000)
             result = r.get("result") or []
@@ -180,17 +213,20 @@ def main() -> int:
               f"   [{corpora.load_line()}]")
         print(f"in-process (same lookups)          p50 {pct(inproc, .5):6.2f}  p95 {pct(inproc, .95):6.2f} ms")
         every = [x for xs in right.values() for x in xs]
-        print(f"answered {answered}/{len(sites)}; top-1 equals ast's definition:")
-        for kind, xs in sorted(right.items()):
-            print(f"  {kind:<12} {sum(xs)}/{len(xs)} = {sum(xs) / len(xs):.2f}")
-        accuracy = sum(every) / max(len(every), 1)
         p95 = pct(stdio, .95)
+        print(f"answered {answered}/{len(sites)}" + ("; top-1 equals ast's definition:" if python else ""))
+        if python:
+            for kind, xs in sorted(right.items()):
+                print(f"  {kind:<12} {sum(xs)}/{len(xs)} = {sum(xs) / len(xs):.2f}")
         print(f"\n{'PASS' if p95 <= P95_TARGET_MS else 'MISS'}: definition p95 <= {P95_TARGET_MS:g} ms over stdio"
-              f" ({p95:.2f} ms)")
-        print(f"{'PASS' if accuracy >= ACCURACY_TARGET else 'MISS'}: top-1 accuracy >= {ACCURACY_TARGET}"
-              f" ({accuracy:.3f})")
+              f" ({p95:.2f} ms on {args.corpus})")
+        accurate = True
+        if python:
+            accuracy = sum(every) / max(len(every), 1)
+            accurate = accuracy >= ACCURACY_TARGET
+            print(f"{'PASS' if accurate else 'MISS'}: top-1 accuracy >= {ACCURACY_TARGET} ({accuracy:.3f})")
         print(f"# done -- {corpora.load_line()}")
-        return 0 if p95 <= P95_TARGET_MS and accuracy >= ACCURACY_TARGET else 1
+        return 0 if p95 <= P95_TARGET_MS and accurate else 1
     finally:
         if not args.index_dir:
             shutil.rmtree(index_dir, ignore_errors=True)
