@@ -159,8 +159,9 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
     lines = LineIndex(source)
     wrappers = languages.BY_NAME[language].wrappers
     out: list[Symbol] = []
-    # stack of (start_byte, end_byte, name, kind) of enclosing definitions and
-    # scopes; one node naming several symbols (Go ``X, Y int``) nests none of them.
+    # stack of (start_byte, end_byte, dotted names down to it, kind) of enclosing
+    # definitions and scopes; one node naming several symbols (Go ``X, Y int``) nests
+    # none of them.
     stack: list[tuple[int, int, str, str]] = []
     for d in defs:
         start, end = d.start, d.end
@@ -168,7 +169,7 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
             stack.pop()
         name = _node_text(d.name_node).strip()
         if not d.kind:
-            stack.append((start, end, name, "impl"))
+            stack.append((start, end, f"{stack[-1][2]}.{name}" if stack else name, "impl"))
             continue
         kind = d.kind
         if d.container is not None:
@@ -176,7 +177,7 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
             if kind == "function":
                 kind = "method"
         else:
-            container = ".".join(s[2] for s in stack)
+            container = stack[-1][2] if stack else ""
             if kind == "function" and stack and stack[-1][3] in CLASS_LIKE:
                 kind = "method"
         if not name:
@@ -190,12 +191,13 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
             signature=_signature(d.node, start, end, source),
             doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers),
         ))
-        stack.append((start, end, name, kind))
+        stack.append((start, end, f"{stack[-1][2]}.{name}" if stack else name, kind))
     return out
 
 
 def _node_text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+    text = node.text
+    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def _range(node: Node, lines: LineIndex) -> tuple[int, int, int, int]:
@@ -230,6 +232,7 @@ def _signature(node: Node, start: int, node_end: int, source: bytes) -> str:
     return text
 
 
+_PY_QUOTES = re.compile(r'[rRbBuUfF]*("""|\'\'\'|"|\')')  # a string's prefix letters and opening quotes
 _DOC_PREFIX = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*|#+!?|--)\s?")
 
 
@@ -237,7 +240,7 @@ def _docstring(node: Node) -> str:
     text = _node_text(node)
     if node.type == "string":
         # Python string node: drop prefix letters and quotes.
-        m = re.match(r'^[rRbBuUfF]*("""|\'\'\'|"|\')', text)
+        m = _PY_QUOTES.match(text)
         if m:
             q = m.group(1)
             text = text[m.end():]
