@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
+import sylk
 from sylk.ingest import scan, symbols
 from sylk.ingest.chunks import CONTAINER_KINDS, chunk_file, split_lines
 from sylk.ingest.lexical_docs import quote, quoted_lines
@@ -127,3 +132,14 @@ def test_a_batch_parses_each_file_as_alone_and_leaves_the_collector_on(tmp_path)
     assert batch == [parse_file(str(tmp_path), e, None, 1 << 20, frozenset()) for e in entries]
     assert [p.symbol_count > 0 for p in batch] == [True, False]
     assert gc.isenabled()
+
+
+def test_a_parse_worker_imports_no_index_settings_or_ignore_rules():
+    # a spawned worker imports this module first; what it pulls in, every worker pays at start
+    code = ("import sys, sylk.ingest.parsing; "
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('tantivy', 'faiss', 'pathspec', 'cattrs', 'pygls') "
+            "or m in ('sylk.config', 'sylk.ingest.scan', 'sylk.ingest.ignore'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(sylk.__file__).parent.parent)})
+    assert out.stdout.split() == []
