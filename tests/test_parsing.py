@@ -3,15 +3,21 @@ words escaped once (not once per chunk)."""
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import random
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
-from sylk.ingest import symbols
+import sylk
+from sylk.ingest import scan, symbols
 from sylk.ingest.chunks import CONTAINER_KINDS, chunk_file, split_lines
 from sylk.ingest.lexical_docs import quote, quoted_lines
-from sylk.ingest.parsing import chunk_rows
+from sylk.ingest.parsing import chunk_rows, parse_batch, parse_file
 from sylk.languages import language_for_path
 from sylk.text.words import code_words, code_words_utf8
 
@@ -116,3 +122,24 @@ def test_split_lines_and_words_lines_agree():
     words = code_words_utf8(text.encode()).split("\n")
     for k, line in enumerate(split_lines(text)):
         assert code_words(line) == words[k]
+
+
+def test_a_batch_parses_each_file_as_alone_and_leaves_the_collector_on(tmp_path):
+    (tmp_path / "a.py").write_text(PY, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("plain words\n", encoding="utf-8")
+    entries = [scan.FileEntry(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(tmp_path.iterdir())]
+    batch = parse_batch(str(tmp_path), [(e, None) for e in entries], 1 << 20, frozenset())
+    assert batch == [parse_file(str(tmp_path), e, None, 1 << 20, frozenset()) for e in entries]
+    assert [p.symbol_count > 0 for p in batch] == [True, False]
+    assert gc.isenabled()
+
+
+def test_a_parse_worker_imports_no_index_settings_or_ignore_rules():
+    # a spawned worker imports this module first; what it pulls in, every worker pays at start
+    code = ("import sys, sylk.ingest.parsing; "
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('tantivy', 'faiss', 'pathspec', 'cattrs', 'pygls') "
+            "or m in ('sylk.config', 'sylk.ingest.scan', 'sylk.ingest.ignore'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(sylk.__file__).parent.parent)})
+    assert out.stdout.split() == []

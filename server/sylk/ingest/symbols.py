@@ -105,6 +105,8 @@ def extract(source: bytes, language: str) -> list[Symbol]:
 @attrs.define(slots=True)
 class _Def:
     node: Node
+    start: int  # the node's bytes (read once: each Node property call builds objects)
+    end: int
     name_node: Node
     kind: str  # "" for a scope
     doc_node: Node | None
@@ -131,13 +133,14 @@ def _collect(root: Node, language: str) -> list[_Def]:
         if node is None:
             continue
         name_node = names[0]
-        key = (node.start_byte, node.end_byte, name_node.start_byte)
+        start, end = node.start_byte, node.end_byte
+        key = (start, end, name_node.start_byte)
         prev = seen.get(key)
         if prev is not None and prev[0] <= pattern:
             continue
         docs = caps.get("doc")
         cont = caps.get("container")
-        d = _Def(node, name_node, kind, docs[0] if docs else None,
+        d = _Def(node, start, end, name_node, kind, docs[0] if docs else None,
                  cont[0].text.decode("utf-8", "replace") if cont else None)
         if prev is None:
             seen[key] = (pattern, len(defs))
@@ -145,7 +148,7 @@ def _collect(root: Node, language: str) -> list[_Def]:
         else:
             seen[key] = (pattern, prev[1])
             defs[prev[1]] = d
-    defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    defs.sort(key=lambda d: (d.start, -d.end))
     return defs
 
 
@@ -156,16 +159,17 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
     lines = LineIndex(source)
     wrappers = languages.BY_NAME[language].wrappers
     out: list[Symbol] = []
-    # stack of (start_byte, end_byte, name, kind) of enclosing definitions and
-    # scopes; one node naming several symbols (Go ``X, Y int``) nests none of them.
+    # stack of (start_byte, end_byte, dotted names down to it, kind) of enclosing
+    # definitions and scopes; one node naming several symbols (Go ``X, Y int``) nests
+    # none of them.
     stack: list[tuple[int, int, str, str]] = []
     for d in defs:
-        start, end = d.node.start_byte, d.node.end_byte
+        start, end = d.start, d.end
         while stack and (stack[-1][1] <= start or (stack[-1][0] == start and stack[-1][1] == end)):
             stack.pop()
         name = _node_text(d.name_node).strip()
         if not d.kind:
-            stack.append((start, end, name, "impl"))
+            stack.append((start, end, f"{stack[-1][2]}.{name}" if stack else name, "impl"))
             continue
         kind = d.kind
         if d.container is not None:
@@ -173,7 +177,7 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
             if kind == "function":
                 kind = "method"
         else:
-            container = ".".join(s[2] for s in stack)
+            container = stack[-1][2] if stack else ""
             if kind == "function" and stack and stack[-1][3] in CLASS_LIKE:
                 kind = "method"
         if not name:
@@ -184,15 +188,16 @@ def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
             container=container,
             range=_range(d.node, lines),
             selection=_range(d.name_node, lines),
-            signature=_signature(d.node, source),
+            signature=_signature(d.node, start, end, source),
             doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers),
         ))
-        stack.append((start, end, name, kind))
+        stack.append((start, end, f"{stack[-1][2]}.{name}" if stack else name, kind))
     return out
 
 
 def _node_text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+    text = node.text
+    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def _range(node: Node, lines: LineIndex) -> tuple[int, int, int, int]:
@@ -200,11 +205,9 @@ def _range(node: Node, lines: LineIndex) -> tuple[int, int, int, int]:
     return (sr, lines.utf16_column(sr, sc), er, lines.utf16_column(er, ec))
 
 
-_WS = re.compile(r"\s+")
-
-
-def _signature(node: Node, source: bytes) -> str:
-    start = node.start_byte
+def _signature(node: Node, start: int, node_end: int, source: bytes) -> str:
+    """The definition's text up to its body, whitespace runs as one space (``node`` spans
+    ``start:node_end`` of ``source``)."""
     body = node.child_by_field_name("body")
     if body is None:
         # const f = () => {...}: the body belongs to the assigned value.
@@ -213,18 +216,23 @@ def _signature(node: Node, source: bytes) -> str:
             value = node.child_by_field_name("right")
         if value is not None:
             body = value.child_by_field_name("body")
-    end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
+    end = node_end
+    if body is not None:
+        body_start = body.start_byte
+        if body_start > start:
+            end = body_start
     nl = source.find(b"\n", start, end)
     # A signature may span lines (long parameter lists) but never more than a few.
     if nl != -1 and (body is None or source.count(b"\n", start, end) > 4):
         end = nl
-    text = source[start:end].decode("utf-8", "replace")
-    text = _WS.sub(" ", text).strip().rstrip("{:=;").rstrip()
+    # str.split() and strip() know the same whitespace as the regex ``\s``
+    text = " ".join(source[start:end].decode("utf-8", "replace").split()).rstrip("{:=;").rstrip()
     if len(text) > MAX_SIGNATURE:
         text = text[: MAX_SIGNATURE - 1] + "…"
     return text
 
 
+_PY_QUOTES = re.compile(r'[rRbBuUfF]*("""|\'\'\'|"|\')')  # a string's prefix letters and opening quotes
 _DOC_PREFIX = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*|#+!?|--)\s?")
 
 
@@ -232,7 +240,7 @@ def _docstring(node: Node) -> str:
     text = _node_text(node)
     if node.type == "string":
         # Python string node: drop prefix letters and quotes.
-        m = re.match(r'^[rRbBuUfF]*("""|\'\'\'|"|\')', text)
+        m = _PY_QUOTES.match(text)
         if m:
             q = m.group(1)
             text = text[m.end():]
