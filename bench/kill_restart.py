@@ -195,7 +195,8 @@ def run_and_kill(args: list[str], env: dict[str, str], delay: float | None) -> t
 # n-th time it is reached (after the call returns, or a millisecond into it).
 DRIVER = r"""
 import os, signal, sys, threading
-import sylk.cli, sylk.engine.embedding as embedding, sylk.engine.indexer as indexer, sylk.store.vectors as vectors
+import faiss
+import sylk.cli, sylk.engine.embedding as embedding, sylk.engine.indexer as indexer
 from sylk.store.lexical import LexicalIndex
 from sylk.store.manifest import Manifest
 
@@ -245,7 +246,7 @@ elif point == "embedding":
 elif point == "after-embedded-flags":
     after(Manifest, "set_embedded")
 elif point == "faiss-write":
-    after(vectors.faiss, "write_index")
+    after(faiss, "write_index")  # sylk.store.vectors looks it up at each call
 elif point == "between-faiss-renames":
     replace = os.replace
     def killed_replace(src, dst, *a, **kw):

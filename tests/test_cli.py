@@ -167,6 +167,28 @@ def test_search_rejects_unknown_filter_values_listing_the_allowed_ones(workspace
     assert ok.returncode == 0 and "app/http.py" in ok.stdout
 
 
+
+def test_index_no_embed_and_a_lexical_search_never_load_faiss(workspace: Path):
+    """Symbols and text need no vectors: FAISS (a third of a second to import, seconds
+    under load) is loaded only when vectors are touched."""
+    code = ("import sys, runpy\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'faiss':\n"
+            "            raise ImportError('blocked: ' + name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "sys.argv = ['sylk'] + sys.argv[1:]\n"
+            "runpy.run_module('sylk.cli', run_name='__main__')\n")
+    out = []
+    for args in (("index", "--no-embed", str(workspace)),
+                 ("search", "retry", str(workspace), "--mode", "lexical", "--no-refresh")):
+        r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                           env=os.environ.copy(), timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append(r.stdout)
+    assert "16 added" in out[0]
+    assert "app/http.py" in out[1]
+
 BILLING = '''import math
 
 

@@ -52,12 +52,13 @@ def documents(path: str, source: str) -> list[dict]:
 
 def expected_content(path: str, source: str) -> list[str]:
     """The rule, written naively: a class chunk's words are code_words of its summary text,
-    any other chunk's are its lines' words; lines no chunk holds come last as windows."""
+    any other chunk's are its lines' words, lower-cased; lines no chunk holds come last as
+    windows."""
     lang = language_for_path(path)
     chunks = chunk_file(path, lang, source, symbols.extract(source.encode("utf-8"), lang) if lang else [])
     lines = source.split("\n")
-    out = [code_words(c.text) if c.kind in CONTAINER_KINDS
-           else code_words("\n".join(lines[c.start_line:c.end_line + 1])) for c in chunks]
+    out = [(code_words(c.text) if c.kind in CONTAINER_KINDS
+            else code_words("\n".join(lines[c.start_line:c.end_line + 1]))).lower() for c in chunks]
     held = {k for c in chunks for k in range(c.start_line, c.end_line + 1)}
     assert all(k in held for k, line in enumerate(lines) if line.strip()), "this source leaves no gap"
     return out
@@ -68,10 +69,10 @@ def test_each_chunk_document_holds_its_words():
     assert [d["content"] for d in docs] == expected_content("srv/http.py", PY)
     assert all(d["prose"] == d["content"] for d in docs)
     cls = next(d for d in docs if d["kind"] == "class")
-    assert "HTTP Server Base" in cls["content"] and "base URL" in cls["content"]
-    assert cls["name_words"] == "HTTP Server Base" and cls["name"] == "httpserverbase"
+    assert "http server base" in cls["content"] and "base url" in cls["content"]
+    assert cls["name_words"] == "http server base" and cls["name"] == "httpserverbase"
     method = next(d for d in docs if d["name"] == "handlerequest")
-    assert method["name_words"] == "handle Request HTTP Server Base"
+    assert method["name_words"] == "handle request http server base"
     assert method["lines"] == 2
 
 
@@ -96,7 +97,7 @@ def test_lines_outside_definitions_are_chunks_too():
     data = source.encode()
     rows = chunk_rows("m.py", lang, source, code_words_utf8(data), symbols.extract(data, lang))
     assert [(r.kind, r.start_line, r.end_line) for r in rows] == [("function", 0, 1), ("top_level", 4, 6)]
-    assert json.loads('{"chunk_id":1' + rows[1].lexical_doc)["content"] == "x = [\n    some Value,\n]"
+    assert json.loads('{"chunk_id":1' + rows[1].lexical_doc)["content"] == "x = [\n    some value,\n]"
 
 
 _ALPHABET = ['a', 'B', '1', ' ', '"', '\\', '\t', '\r', '\n', '\x00', '\x1f', '\x7f', 'é', '\u2028', '\ufeff', '😀']

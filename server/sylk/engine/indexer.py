@@ -35,7 +35,7 @@ POOL_THRESHOLD = 48
 # Files per task sent to a parse worker, and tasks queued per worker.
 BATCH_FILES = 16
 BATCHES_AHEAD = 3
-# Parsed in the indexing process while the workers start, if they are not up before.
+# Parsed in the indexing process while the workers start (until one is up), at most.
 HEAD_FILES = 64
 COMMIT_EVERY_S = 10.0
 # The first commit of a run comes sooner: a cold start's text is searchable within
@@ -219,13 +219,16 @@ class Indexer:
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exit_with_parent,
                                     initargs=(os.getpid(),)) as pool:
             running: set[cf.Future] = set()
+            # done as soon as a worker runs (the first batches, the largest files, take seconds):
+            # from then on this process leaves the parsing to the workers
+            up = pool.submit(os.getpid)
             try:
                 while not cancel.is_set():
                     # a few batches ahead per worker, not all of them: results wait in memory
                     # until this loop takes them, so memory stays flat whatever the tree's size
                     while len(running) < workers * BATCHES_AHEAD and (batch := next(queued, None)) is not None:
                         running.add(pool.submit(parse_batch, root, batch, max_size, languages))
-                    if head and not any(f.done() for f in running):
+                    if head and not up.done():
                         entry, known_hash = head.popleft()
                         yield parse_file(root, entry, known_hash, max_size, languages)
                         continue

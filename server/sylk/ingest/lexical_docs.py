@@ -16,7 +16,13 @@ class ChunkDocs:
     """The Tantivy documents of one file's chunks, as JSON without their ids:
     ``',"path":...}'``. Built in the parser workers; the main process prepends
     ``'{"chunk_id":N'`` (cheap). What every chunk of the file shares is encoded once.
-    The words go in twice: as written (``content``) and for the stemming analyzer (``prose``)."""
+    The words go in twice: as written (``content``) and for the stemming analyzer (``prose``).
+
+    The words are lower-cased here, with ``str.lower`` as the query's words are
+    (text/query_terms.py), not by Tantivy's analyzers (store/lexical.py): a worker does it
+    for a chunk in one C call, where Tantivy's indexing thread, the main process's
+    serial part, would pay a filter step per token and per field (0.3-0.5 s on the
+    stdlib). JSON escapes stay valid lower-cased (``\\u00E9`` -> ``\\u00e9``)."""
 
     __slots__ = ("_head",)
 
@@ -27,8 +33,10 @@ class ChunkDocs:
              name_words: str) -> str:
         """One chunk's document; ``quoted_words`` is its words as a JSON string (``quote(words)``,
         or joined from ``quoted_lines``)."""
-        return (f'{self._head},"kind":{_quoted_name(kind)},"name":{_quoted_key(symbol)},"name_words":{_q(name_words)},'
-                f'"content":{quoted_words},"prose":{quoted_words},"lines":{end_line - start_line + 1}}}')
+        words = quoted_words.lower()
+        return (f'{self._head},"kind":{_quoted_name(kind)},"name":{_quoted_key(symbol)},'
+                f'"name_words":{_q(name_words.lower())},"content":{words},"prose":{words},'
+                f'"lines":{end_line - start_line + 1}}}')
 
 
 # kinds and names repeat across chunks (``method``, ``__init__``): each encoded once

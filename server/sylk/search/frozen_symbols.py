@@ -17,6 +17,7 @@ import gc
 from array import array
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -79,11 +80,13 @@ def _split(blob: str, starts: np.ndarray) -> list[str]:
 
 
 def _blob(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Texts as one UTF-8 blob and the byte offset where each starts (then the end)."""
-    encoded = [t.encode(*_TEXT) for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+    """Texts as one UTF-8 blob and the byte offset where each starts (then the end). The
+    blob is encoded once; a text's byte length is its length when it is ASCII (which
+    ``str.isascii`` knows without a scan), else its encoding's."""
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(t) if t.isascii() else len(t.encode(*_TEXT)) for t in texts), dtype=np.int64,
+                          count=len(texts)), out=offsets[1:])
+    return np.frombuffer("".join(texts).encode(*_TEXT), dtype=np.uint8), offsets
 
 
 class FrozenSymbols:
@@ -158,7 +161,8 @@ class FrozenSymbols:
             "entry_kind": np.fromiter((kind_id[r[ROW_KIND]] for r in rows), dtype=np.uint8, count=n),
             "entry_original": np.fromiter((orig_id[r[ROW_NAME]] for r in rows), dtype=np.int32, count=n),
             "entry_container": np.fromiter((cont_id[r[ROW_CONTAINER]] for r in rows), dtype=np.int32, count=n),
-            "entry_ranges": np.array([r[ROW_RANGE:ROW_SIGNATURE] for r in rows], dtype=np.int32).reshape(n, 8),
+            "entry_ranges": np.fromiter(chain.from_iterable([r[ROW_RANGE:ROW_SIGNATURE] for r in rows]),
+                                        dtype=np.int32, count=8 * n).reshape(n, 8),
         }
         e_name = np.fromiter((position[name] for name in lower), dtype=np.int32, count=n)
         depth = np.fromiter(map(path_rank, paths), dtype=np.int64, count=len(paths))

@@ -9,7 +9,8 @@ index too.
 
 Code-aware tokens: text is split into words at camelCase, PascalCase,
 snake_case, kebab-case and digit boundaries (``getHTTPResponse2`` -> ``get HTTP
-Response 2``) by ``code_words`` before Tantivy's simple tokenizer lower-cases it.
+Response 2``) by ``code_words`` and lower-cased (both in the parser workers: see
+lexical_docs.py) before Tantivy's simple tokenizer splits it.
 Queries go through the same function, and Tantivy turns a multi-word term into
 a phrase query, so ``getUserById`` still finds exactly that identifier while
 ``user`` finds it too: the original is kept, as a phrase. Symbol names are also
@@ -42,13 +43,14 @@ STEMS = "sylk_stems"
 
 
 def _register(index: tantivy.Index) -> None:
+    # ``content``, ``name_words`` and ``prose`` arrive lower-cased (lexical_docs.ChunkDocs):
+    # no lowercase step here, where it would cost the indexing thread a pass per token and
+    # field (an index written with one holds the same terms)
     words = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
              .filter(tantivy.Filter.remove_long(MAX_TOKEN))
-             .filter(tantivy.Filter.lowercase())
              .build())
     stems = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
              .filter(tantivy.Filter.remove_long(MAX_TOKEN))
-             .filter(tantivy.Filter.lowercase())
              .filter(tantivy.Filter.stopword("english"))
              .filter(tantivy.Filter.stemmer("english"))
              .build())

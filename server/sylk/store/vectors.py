@@ -29,15 +29,21 @@ crashes on a damaged file: it starts empty and says why in ``rebuilt_reason``
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib
 import json
 import os
 import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-import faiss
 import numpy as np
+
+if TYPE_CHECKING:
+    import faiss
 
 INDEX_FILE = "vectors.faiss"
 META_FILE = "vectors.json"
@@ -65,18 +71,25 @@ CONVERT_SLICE = 8192
 # per thread, and a thread that never set it gets one worker per core: so every
 # FAISS call here sets it first, on whatever thread it runs (the language server
 # searches on its thread pool).
+@functools.cache
+def _faiss() -> ModuleType:
+    """FAISS, imported when vectors are first touched: it takes a third of a second (seconds
+    under load), which ``sylk index --no-embed`` and a lexical search never need to pay."""
+    return importlib.import_module("faiss")
+
+
 def _one_omp_thread() -> None:
-    faiss.omp_set_num_threads(1)
+    _faiss().omp_set_num_threads(1)
 
 
 def _new_index(dim: int) -> faiss.IndexIDMap2:
     """Empty, and untrained: ``_trained_on`` sets the range from the first vectors."""
-    return faiss.IndexIDMap2(faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_8bit_uniform,
-                                                        faiss.METRIC_INNER_PRODUCT))
+    fs = _faiss()
+    return fs.IndexIDMap2(fs.IndexScalarQuantizer(dim, fs.ScalarQuantizer.QT_8bit_uniform, fs.METRIC_INNER_PRODUCT))
 
 
 def _quantizer(index: faiss.IndexIDMap2) -> faiss.IndexScalarQuantizer:
-    return faiss.downcast_index(index.index)
+    return _faiss().downcast_index(index.index)
 
 
 def _trained_on(index: faiss.IndexIDMap2, vectors: np.ndarray) -> None:
@@ -84,28 +97,29 @@ def _trained_on(index: faiss.IndexIDMap2, vectors: np.ndarray) -> None:
     inner = _quantizer(index)
     r = RANGE_FACTOR * float(np.quantile(np.abs(vectors), RANGE_QUANTILE)) if vectors.size else 0.0
     r = min(1.0, max(r if np.isfinite(r) else 1.0, RANGE_FLOOR / np.sqrt(index.d)))
-    faiss.copy_array_to_vector(np.array([-r, 2 * r], dtype=np.float32), inner.sq.trained)
+    _faiss().copy_array_to_vector(np.array([-r, 2 * r], dtype=np.float32), inner.sq.trained)
     inner.is_trained = index.is_trained = True
 
 
 def _is_current(index: faiss.IndexIDMap2) -> bool:
     inner = _quantizer(index)
-    return (isinstance(inner, faiss.IndexScalarQuantizer)
-            and inner.sq.qtype == faiss.ScalarQuantizer.QT_8bit_uniform)
+    fs = _faiss()
+    return isinstance(inner, fs.IndexScalarQuantizer) and inner.sq.qtype == fs.ScalarQuantizer.QT_8bit_uniform
 
 
 def _is_convertible(index: faiss.IndexIDMap2) -> bool:
     """Format 1 (float32, flat) or 2 (half precision)."""
     inner = _quantizer(index)
-    return isinstance(inner, faiss.IndexFlatIP) or (
-        isinstance(inner, faiss.IndexScalarQuantizer) and inner.sq.qtype == faiss.ScalarQuantizer.QT_fp16)
+    fs = _faiss()
+    return isinstance(inner, fs.IndexFlatIP) or (
+        isinstance(inner, fs.IndexScalarQuantizer) and inner.sq.qtype == fs.ScalarQuantizer.QT_fp16)
 
 
 def _converted(index: faiss.IndexIDMap2, dim: int) -> faiss.IndexIDMap2:
     """The vectors of a format 1 or 2 index in a new one, under the same ids, a slice at a
     time; the range is set from the first slice."""
     out = _new_index(dim)
-    ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+    ids = _faiss().vector_to_array(index.id_map).astype(np.int64)
     for start in range(0, index.ntotal, CONVERT_SLICE):
         n = min(CONVERT_SLICE, index.ntotal - start)
         vectors = index.index.reconstruct_n(start, n)
@@ -186,16 +200,16 @@ class VectorIndex:
                 "rebuilding the vectors"
             )
         try:
-            index = faiss.read_index(str(index_path))
+            index = _faiss().read_index(str(index_path))
         except Exception as e:  # noqa: BLE001 - faiss raises RuntimeError with C++ text
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             return None, f"{index_path.name} is damaged ({first[:200]}); rebuilding the vectors"
-        if not isinstance(index, faiss.IndexIDMap2):
+        if not isinstance(index, _faiss().IndexIDMap2):
             return None, f"{index_path.name} holds a {type(index).__name__}; rebuilding the vectors"
         if not (_is_current(index) or _is_convertible(index)):
             inner = _quantizer(index)
             return None, f"{index_path.name} holds a {type(inner).__name__}; rebuilding the vectors"
-        if (index.d != dim or index.metric_type != faiss.METRIC_INNER_PRODUCT
+        if (index.d != dim or index.metric_type != _faiss().METRIC_INNER_PRODUCT
                 or index.ntotal != meta.get("count")):
             return None, (
                 f"{index_path.name} disagrees with {meta_path.name} (dim {index.d}, "
@@ -228,7 +242,7 @@ class VectorIndex:
             _one_omp_thread()
             if not self._index.is_trained:
                 _trained_on(self._index, vectors)
-            self._index.remove_ids(faiss.IDSelectorBatch(ids))
+            self._index.remove_ids(_faiss().IDSelectorBatch(ids))
             self._index.add_with_ids(vectors, ids)
             self._dirty = True
 
@@ -239,7 +253,7 @@ class VectorIndex:
             return 0
         with self._lock:
             _one_omp_thread()
-            removed = int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
+            removed = int(self._index.remove_ids(_faiss().IDSelectorBatch(ids)))
             self._dirty = self._dirty or removed > 0
             return removed
 
@@ -278,7 +292,7 @@ class VectorIndex:
 
     def ids(self) -> np.ndarray:
         with self._lock:
-            return faiss.vector_to_array(self._index.id_map).astype(np.int64, copy=True)
+            return _faiss().vector_to_array(self._index.id_map).astype(np.int64, copy=True)
 
     def __len__(self) -> int:
         with self._lock:
@@ -312,7 +326,7 @@ class VectorIndex:
             tmp = Path(tmp_name)
             tmp_meta: Path | None = None
             try:
-                faiss.write_index(self._index, str(tmp))
+                _faiss().write_index(self._index, str(tmp))
                 with tmp.open("rb+") as f:
                     os.fsync(f.fileno())
                 meta = {"format": FORMAT, "model_id": self.model_id, "dim": self.dim,
