@@ -62,3 +62,30 @@ def test_memory_a_background_job_freed_goes_back_to_the_system():
     r = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
     before, after = map(int, r.stdout.split())
     assert before - after > 100, (before, after)  # MB
+
+
+def test_background_work_waits_while_a_request_is_answered():
+    """wait_quiet blocks while a request is in flight, returns once none has been for
+    the grace period, and never blocks longer than MAX_WAIT_S under a steady stream."""
+    from sylk.jobs import Foreground
+
+    gate = Foreground()
+    gate.MAX_WAIT_S = 60.0  # (longer than any test machine needs; the test ends it)
+    assert not gate.busy
+    gate.wait_quiet()  # no request since it was made: no wait
+    returned = threading.Event()
+    with gate.request():
+        assert gate.busy
+        waiter = threading.Thread(target=lambda: (gate.wait_quiet(), returned.set()))
+        waiter.start()
+        assert not returned.wait(0.3)  # still answering: the background waits
+        with gate.request():  # nested: still busy when the inner one ends
+            pass
+        assert gate.busy and not returned.is_set()
+    assert returned.wait(30)  # the request ended: it goes on
+    waiter.join()
+    # a steady stream of requests: it goes on after MAX_WAIT_S all the same
+    gate.MAX_WAIT_S = 0.2
+    with gate.request():
+        gate.wait_quiet()
+        assert gate.busy

@@ -14,12 +14,14 @@ does not wait behind a background thread running Python.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import ctypes
 import logging
 import os
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 log = logging.getLogger("sylk")
@@ -66,6 +68,58 @@ def lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + BACKGROUND_NICE))
     except OSError as exc:  # a sandbox that forbids it: the work runs, at the same priority
         log.debug("could not lower the priority of %s: %s", threading.current_thread().name, exc)
+
+
+class Foreground:
+    """The requests a front end is answering now. The embedding pass waits between model
+    batches while there are any (``wait_quiet``): a batch keeps both cores busy for tens
+    of milliseconds, and a lower priority alone still left a keystroke's workspace/symbol
+    twice as slow while it ran (issue 14, item 2)."""
+
+    # after the last request, the pass waits this long for the next keystroke's
+    GRACE_S = 0.1
+    # and never more than this per batch, so it goes on under a steady stream of requests
+    MAX_WAIT_S = 1.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+        self._last_end = 0.0  # time.monotonic() when the last request ended
+        self._quiet = threading.Event()
+        self._quiet.set()
+
+    @property
+    def busy(self) -> bool:
+        return not self._quiet.is_set()
+
+    @contextlib.contextmanager
+    def request(self) -> Iterator[None]:
+        """Marks a request as being answered for as long as the block runs."""
+        with self._lock:
+            self._count += 1
+            self._quiet.clear()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+                if not self._count:
+                    self._last_end = time.monotonic()
+                    self._quiet.set()
+
+    def wait_quiet(self) -> None:
+        """Block (a background thread) until no request has been in flight for GRACE_S, or
+        MAX_WAIT_S passed."""
+        deadline = time.monotonic() + self.MAX_WAIT_S
+        while (left := deadline - time.monotonic()) > 0 and self._quiet.wait(left):
+            since = time.monotonic() - self._last_end
+            if since >= self.GRACE_S:
+                return
+            time.sleep(min(self.GRACE_S - since, max(left, 0.0)))  # the next keystroke's request?
+
+
+# one per process: the front end's requests, seen by its background threads
+FOREGROUND = Foreground()
 
 
 class Jobs:

@@ -27,7 +27,7 @@ from .engine import gitmeta
 from .engine.indexer import IndexReport, Progress
 from .engine.workspace import Workspace, clear_index, semantic_state
 from .errors import IndexError_
-from .jobs import Jobs
+from .jobs import FOREGROUND, Jobs
 from .steps import (
     INDEXING,
     INDEXING_CHANGES,
@@ -335,7 +335,7 @@ class WorkspaceService:
         self.embed_progress = Tally(0, 0)
         try:
             run = embed(engine, self.reporter, cancel=cancel, first_paths=self.first_paths(), announce=announce,
-                        track=self._track_chunks)
+                        track=self._track_chunks, pause=FOREGROUND.wait_quiet)
         finally:
             self.embedding = False
         if run is not None and run.chunks:

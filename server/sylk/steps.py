@@ -117,10 +117,11 @@ def update_git(ws: Workspace) -> int:
 
 def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None = None,
           first_paths: Sequence[str] = (), announce: bool = True,
-          track: Callable[[int, int], None] | None = None) -> EmbedRun | None:
+          track: Callable[[int, int], None] | None = None,
+          pause: Callable[[], None] | None = None) -> EmbedRun | None:
     """Load the model (once; say so once if it cannot load) and embed the pending chunks,
-    ``first_paths`` first; with a progress report when ``announce``. None when there is no
-    model or the index is read-only."""
+    ``first_paths`` first; with a progress report when ``announce``; ``pause`` before each
+    batch of the model. None when there is no model or the index is read-only."""
     note = ws.load_semantic()
     if note and not ws.settings.embedding.enabled:  # the user's choice: said quietly
         reporter.message(note, Severity.LOG)
@@ -143,7 +144,7 @@ def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None =
     done = 0
     t0 = time.perf_counter()
     try:
-        done = ws.embed_pending(progress=progress, cancel=cancel, first_paths=first_paths)
+        done = ws.embed_pending(progress=progress, cancel=cancel, first_paths=first_paths, pause=pause)
     finally:
         took = time.perf_counter() - t0
         reporter.report(handle, Progress("done", done, done))

@@ -25,9 +25,12 @@ class _Cancelled(Exception):
     pass
 
 
-def _stop_when(cancel: threading.Event) -> Callable[[int, int], None]:
-    """A progress callback for embed_cached that stops it between batches once cancelled."""
+def _stop_when(cancel: threading.Event, pause: Callable[[], None] | None) -> Callable[[int, int], None]:
+    """A progress callback for embed_cached that stops it between batches once cancelled,
+    and first calls ``pause`` (which may block while requests are being answered)."""
     def check(done: int, total: int) -> None:
+        if pause is not None:
+            pause()
         if cancel.is_set():
             raise _Cancelled
     return check
@@ -109,11 +112,12 @@ class EmbedQueue:
 
     def embed_pending(self, progress: Callable[[int, int], None] | None = None,
                       cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
-                      batch: int = 256, save_every_s: float = 30.0) -> int:
+                      batch: int = 256, save_every_s: float = 30.0,
+                      pause: Callable[[], None] | None = None) -> int:
         """Embed every chunk not embedded yet; returns how many. Order: ``first_paths``
         and paths given to prioritize() (also while running), then the most recently
         modified files. When another pass is running, ``first_paths`` join its queue and
-        this call returns 0 at once.
+        this call returns 0 at once. ``pause`` runs before each batch of the model.
 
         Cached vectors (same model, same text) are reused without running the model.
         Vectors are saved before the manifest marks their chunks embedded, so a crash
@@ -127,7 +131,7 @@ class EmbedQueue:
         # lock taken just as the pass ran out of work is not left waiting.
         while not cancel.is_set() and self.lock.acquire(blocking=False):
             try:
-                done += self._embed_locked(progress, cancel, batch, save_every_s)
+                done += self._embed_locked(progress, cancel, batch, save_every_s, pause)
             finally:
                 self.lock.release()
             with self._priority_lock:
@@ -136,7 +140,7 @@ class EmbedQueue:
         return done
 
     def _embed_locked(self, progress: Callable[[int, int], None] | None, cancel: threading.Event,
-                      batch: int, save_every_s: float) -> int:
+                      batch: int, save_every_s: float, pause: Callable[[], None] | None) -> int:
         embedder, vectors = self.embedder, self.stores.vectors
         if embedder is None or vectors is None:  # unloaded between the caller's check and the lock
             return 0
@@ -161,7 +165,7 @@ class EmbedQueue:
                         continue
                 texts = {r.text_hash: r.embed_text or "" for r in rows}
                 try:
-                    found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel))
+                    found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel, pause))
                 except _Cancelled:
                     break  # what was embedded is in the cache; the chunks stay pending
                 with self.stores.vectors_lock:

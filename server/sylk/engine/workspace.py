@@ -212,9 +212,10 @@ class Workspace:
 
     def embed_pending(self, progress: Callable[[int, int], None] | None = None,
                       cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
-                      batch: int = 256, save_every_s: float = 30.0) -> int:
+                      batch: int = 256, save_every_s: float = 30.0,
+                      pause: Callable[[], None] | None = None) -> int:
         """Embed every chunk not embedded yet (see EmbedQueue.embed_pending)."""
-        return self.semantic.embed_pending(progress, cancel, first_paths, batch, save_every_s)
+        return self.semantic.embed_pending(progress, cancel, first_paths, batch, save_every_s, pause)
 
     @contextmanager
     def in_use(self) -> Iterator[None]:

@@ -9,6 +9,7 @@ bad request) pass through unchanged. No request goes unanswered, the server stay
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from ..errors import describe
+from ..jobs import FOREGROUND
 
 if TYPE_CHECKING:
     from .server import SylkServer
@@ -42,11 +44,15 @@ def contained(feature: str, method: str, fn: F) -> F:
         if not notification:
             raise JsonRpcInternalError(f"Error in '{where}': {describe(exc)}") from None
 
+    # while a request is answered, the background embedding waits (jobs.Foreground)
+    answering = contextlib.nullcontext if notification else FOREGROUND.request
+
     if asyncio.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def run_async(*args: Any, **kwargs: Any) -> Any:
             try:
-                return await fn(*args, **kwargs)
+                with answering():
+                    return await fn(*args, **kwargs)
             except JsonRpcException:
                 raise
             except Exception as exc:
@@ -56,7 +62,8 @@ def contained(feature: str, method: str, fn: F) -> F:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with answering():
+                return fn(*args, **kwargs)
         except JsonRpcException:
             raise
         except Exception as exc:
