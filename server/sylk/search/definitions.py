@@ -3,9 +3,11 @@ first. A name match, not a type analysis: what the symbol index of every languag
 ranked by where the definition sits from the file asking.
 
 Nearness, best first (``Near``): the same file, a file that file imports (the import
-resolution of ``agent``), the same folder, the same language, anything else. On
-``obj.method`` or ``Class.method`` a definition whose container is the qualifier
-(``self``/``this`` meaning the asking file's own) ranks above the rest.
+resolution of ``agent``), the same folder, the same language, anything else. The
+container decides too (``_container_matches``): on ``obj.method`` or ``Class.method`` a
+definition whose container is the qualifier ranks above the rest, on ``self.method`` one
+of the class around the cursor, and a bare name prefers top-level definitions and those
+of the scopes around the cursor.
 """
 
 from __future__ import annotations
@@ -187,7 +189,7 @@ def definitions(ws: Source, cursor: Cursor, origin: Origin | None) -> list[Defin
         near_files = [origin.path] + sorted(f for f in origin.imports if not f.endswith("/"))
         folders = {f for f in origin.imports if f.endswith("/")}  # a Go package: its folder's files
         if folders:
-            near_files += [f for f in ws.table.files() if f.rpartition("/")[0] + "/" in folders]
+            near_files += [f for f in ws.table.file_set() if f.rpartition("/")[0] + "/" in folders]
         for h in ws.table.named_in(cursor.name, frozenset(near_files)):
             found.setdefault(_key(h), h)
     out = []
