@@ -89,3 +89,25 @@ def test_background_work_waits_while_a_request_is_answered():
     with gate.request():
         gate.wait_quiet()
         assert gate.busy
+
+
+def test_a_request_handler_marks_itself_unless_it_is_a_status_poll():
+    """Every language-server request handler holds the background back while it runs,
+    except those registered as not worth waiting for (``sylk/status``, which clients poll);
+    a notification never does."""
+    import asyncio
+
+    from sylk.jobs import FOREGROUND
+    from sylk.lsp.handlers import contained
+
+    def seen() -> bool:
+        return FOREGROUND.busy
+
+    async def seen_async() -> bool:
+        return FOREGROUND.busy
+
+    assert contained("symbols", "workspace/symbol", seen)() is True
+    assert asyncio.run(contained("search", "sylk/search", seen_async)()) is True
+    assert contained("status", "sylk/status", seen, foreground=False)() is False
+    assert contained("symbols", "textDocument/didSave", seen)() is False
+    assert not FOREGROUND.busy

@@ -99,7 +99,8 @@ def create_server() -> SylkServer:
     def shutdown(ls: SylkServer, params: None) -> None:
         ls.shutdown_work()
 
-    @feature(server, "status", STATUS)
+    # clients poll it (every 50 ms while a test waits for embedding): no reason to pause for it
+    @feature(server, "status", STATUS, foreground=False)
     def sylk_status(ls: SylkServer, params: Any) -> dict[str, Any]:
         return ls.status(skipped_limit_of(convert.params_dict(params)))
 

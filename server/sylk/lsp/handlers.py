@@ -34,8 +34,9 @@ def is_notification(method: str) -> bool:
     return known is not None and known[1] is None
 
 
-def contained(feature: str, method: str, fn: F) -> F:
-    """``fn`` with its failures contained (see the module docstring)."""
+def contained(feature: str, method: str, fn: F, *, foreground: bool = True) -> F:
+    """``fn`` with its failures contained (see the module docstring); while it answers a
+    request (``foreground``), the background embedding waits (jobs.Foreground)."""
     where = f"{feature}.{method}"
     notification = is_notification(method)
 
@@ -44,8 +45,7 @@ def contained(feature: str, method: str, fn: F) -> F:
         if not notification:
             raise JsonRpcInternalError(f"Error in '{where}': {describe(exc)}") from None
 
-    # while a request is answered, the background embedding waits (jobs.Foreground)
-    answering = contextlib.nullcontext if notification else FOREGROUND.request
+    answering = FOREGROUND.request if foreground and not notification else contextlib.nullcontext
 
     if asyncio.iscoroutinefunction(fn):
         @functools.wraps(fn)
@@ -72,11 +72,12 @@ def contained(feature: str, method: str, fn: F) -> F:
 
 
 def feature(server: SylkServer, name: str, method: str, options: Any = None, *,
-            thread: bool = False) -> Callable[[F], F]:
+            thread: bool = False, foreground: bool = True) -> Callable[[F], F]:
     """Register ``fn`` for ``method`` as part of the feature ``name``; ``thread``: run it on
-    pygls' thread pool (a sync handler that reads files or parses)."""
+    pygls' thread pool (a sync handler that reads files or parses); ``foreground=False``:
+    a request the background embedding need not wait for (a status poll)."""
     def register(fn: F) -> F:
-        wrapped = contained(name, method, fn)
+        wrapped = contained(name, method, fn, foreground=foreground)
         if thread:
             server.thread()(wrapped)  # marked before registration, so pygls runs it in a thread
         server.feature(method, options)(wrapped)
