@@ -7,6 +7,7 @@ never load the engine, the model runtime or FAISS.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -19,6 +20,7 @@ from ..engine.indexer import Progress
 from ..engine.workspace import Workspace, clear_index, index_exists
 from ..errors import IndexError_
 from ..model import is_virtual
+from ..search.file_lines import file_lines, file_text
 from .args import workspace_root
 from .errors import CliError
 from .render import (
@@ -170,7 +172,7 @@ def cmd_def(args: argparse.Namespace) -> int:
     try:
         if not args.no_refresh:
             _refresh(ws)
-        found = definitions.lookup(ws, args.name, origin, lambda rel: _read(root / rel))[:max(args.limit, 0)]
+        found = definitions.lookup(ws, args.name, origin, functools.partial(file_text, root))[:max(args.limit, 0)]
     finally:
         ws.close()
     if args.format == "json":
@@ -194,16 +196,9 @@ def _relative(root: Path, file: str) -> str | None:
         return None
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-
-
 def _line(path: Path, line: int) -> str:
     """Line ``line`` (0-based) of ``path``, stripped; "" when unreadable."""
-    lines = (_read(path) or "").split("\n")
+    lines = file_lines(path) or []
     return lines[line].strip() if line < len(lines) else ""
 
 

@@ -1,5 +1,5 @@
 """The text of a document the editor asks about: the open buffer's (unsaved edits
-included), else the file's on disk."""
+included), else the file's on disk (``file_lines``: read once while it is unchanged)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,15 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import to_fs_path
 
+from ..search.file_lines import file_lines
+
 if TYPE_CHECKING:
     from .server import SylkServer
+
+
+def _disk_lines(uri: str) -> list[str] | None:
+    fs = to_fs_path(uri)
+    return file_lines(Path(fs)) if fs is not None else None
 
 
 def text_of(ls: SylkServer, uri: str) -> str | None:
@@ -17,23 +24,14 @@ def text_of(ls: SylkServer, uri: str) -> str | None:
     doc = ls.workspace.text_documents.get(uri)
     if doc is not None:
         return doc.source
-    fs = to_fs_path(uri)
-    if fs is None:
-        return None
-    try:
-        return Path(fs).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+    lines = _disk_lines(uri)
+    return "\n".join(lines) if lines is not None else None
 
 
 def line_of(ls: SylkServer, uri: str, line: int) -> str | None:
     """Line ``line`` (0-based) of ``uri`` without its end; None past the end."""
     doc = ls.workspace.text_documents.get(uri)
-    if doc is not None:
-        lines = doc.lines
-        return lines[line].rstrip("\r\n") if line < len(lines) else None
-    text = text_of(ls, uri)
-    if text is None:
+    lines = doc.lines if doc is not None else _disk_lines(uri)
+    if lines is None or line >= len(lines):
         return None
-    lines = text.split("\n")
-    return lines[line].rstrip("\r") if line < len(lines) else None
+    return lines[line].rstrip("\r\n")

@@ -18,9 +18,10 @@ it serves, so worker processes cannot write there either); logs go to stderr.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import logging
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -37,6 +38,7 @@ from ..engine.indexer import IndexReport
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..search import definitions
+from ..search.file_lines import file_text
 from ..search.query import MODES, TYPES, QueryError, request_from_params
 from ..search.roles import ROLES
 from ..service import WorkspaceService
@@ -202,21 +204,6 @@ def _page(offset: int, shown: int, more: bool) -> int | None:
     return offset + shown if more and shown else None
 
 
-def _reader(root: Path) -> Callable[[str], str | None]:
-    """The text of a workspace-relative file (None outside the workspace or unreadable)."""
-    base = root.resolve()
-
-    def read(rel: str) -> str | None:
-        path = (base / rel).resolve()
-        if not path.is_relative_to(base):
-            return None
-        try:
-            return path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-    return read
-
-
 def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Service]:
     service = Service(root, settings)
 
@@ -341,7 +328,7 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         ws = await engine()
         if not definitions.parse_name(name).name:
             raise ToolError("invalid argument name: no identifier in it")
-        found = await anyio.to_thread.run_sync(definitions.lookup, ws, name, path, _reader(root))
+        found = await anyio.to_thread.run_sync(definitions.lookup, ws, name, path, functools.partial(file_text, root))
         return {"name": name, "definitions": [{**shared.symbol_json(d.hit), "near": d.near.name.lower()}
                                               for d in found[:limit]], **_indexing_note()}
 

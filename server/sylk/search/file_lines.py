@@ -55,3 +55,14 @@ def file_lines(path: Path) -> list[str] | None:
             _path, (_mtime, _size, dropped) = _lines.popitem(last=False)
             _held -= _weight(dropped)
     return lines
+
+
+def file_text(root: Path, rel: str) -> str | None:
+    """The text of the file ``rel`` of the folder ``root`` through ``file_lines``; None
+    when it is outside the folder or cannot be read."""
+    base = root.resolve()
+    path = (base / rel).resolve()
+    if not path.is_relative_to(base):
+        return None
+    lines = file_lines(path)
+    return "\n".join(lines) if lines is not None else None
