@@ -41,6 +41,7 @@ from .name_index import (
     NameArrays,
     NameIndex,
     Scored,
+    innermost,
     is_subsequence,
     line_starts,
     path_rank,
@@ -286,12 +287,10 @@ class FrozenSymbols:
         if pid is None or pid in self._dead:
             return None
         entries = self._path_order[self._path_starts[pid]:self._path_starts[pid + 1]]
-        ranges = self._arrays["entry_ranges"][entries]
-        holds = (ranges[:, 0] <= line) & (line <= ranges[:, 2])
-        if not holds.any():
+        i = innermost(self._arrays["entry_ranges"][entries], line)
+        if i is None:
             return ""
-        ranges = ranges[holds]
-        e = int(entries[holds][np.lexsort((ranges[:, 2] - ranges[:, 0], -ranges[:, 0]))[0]])
+        e = int(entries[i])
         name, container = self._originals[self._orig[e]], self._containers[self._cont[e]]
         return f"{container}.{name}" if container else name
 

@@ -150,23 +150,13 @@ class LiveSymbols:
         self._emptied = 0
         self._full = False
 
-    def score(self, query: str, q: str, container_q: str, limit: int) -> list[Scored]:
-        """Matches of ``q`` (see NameIndex.score); call ``rebuild`` first when ``dirty``."""
-        scored = self._base.score(query, q, container_q, limit)
-        if self._delta is not None:
-            scored += self._delta.score(query, q, container_q, limit)
-        return scored
+    def indexes(self) -> list[NameIndex]:
+        """The search structures over the names (call ``rebuild`` first when ``dirty``)."""
+        return [self._base] if self._delta is None else [self._base, self._delta]
 
     def named_in(self, name: str, paths: AbstractSet[str]) -> list[tuple[str, Symbol]]:
         """Every (path, symbol) named ``name`` (lower-cased) in one of ``paths``."""
         return [(path, sym) for _rank, path, sym in self._groups.get(name, ()) if path in paths]
-
-    def named(self, query: str, q: str, limit: int) -> list[Scored]:
-        """The entries of the name ``q`` (see NameIndex.named); call ``rebuild`` first when ``dirty``."""
-        scored = self._base.named(query, q, limit)
-        if self._delta is not None:
-            scored += self._delta.named(query, q, limit)
-        return scored
 
     def top(self, limit: int) -> list[Scored]:
         """The ``limit`` best-ranked entries, keyed (rank, path, line, column)."""

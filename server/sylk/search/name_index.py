@@ -225,6 +225,18 @@ def is_subsequence(query: str, text: str) -> bool:
     return all(ch in it for ch in query)
 
 
+def innermost(ranges: np.ndarray, line: int) -> int | None:
+    """Of ``ranges`` (rows starting ``start line, start column, end line``), the row of the
+    innermost one holding ``line``: the latest start, then the shortest; None if none does."""
+    if not len(ranges):
+        return None
+    holds = np.flatnonzero((ranges[:, 0] <= line) & (line <= ranges[:, 2]))
+    if not len(holds):
+        return None
+    r = ranges[holds]
+    return int(holds[np.lexsort((r[:, 2] - r[:, 0], -r[:, 0]))[0]])
+
+
 def path_rank(path: str) -> int:
     """The path's part of ``static_key`` (shallower is better), the same for all of a file's symbols."""
     return min(path.count("/"), 255) << 8

@@ -24,11 +24,12 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
 import attrs
+import numpy as np
 
 from ..ingest.symbols import Symbol
 from .frozen_symbols import FrozenSymbols
 from .live_symbols import LiveSymbols
-from .name_index import TIER_EXACT, TIER_SUBSEQUENCE, Scored
+from .name_index import TIER_EXACT, TIER_SUBSEQUENCE, NameIndex, Scored, innermost
 
 
 @attrs.frozen(slots=True)
@@ -124,10 +125,7 @@ class SymbolTable:
 
     def search(self, query: str, limit: int = 100) -> list[SymbolHit]:
         query = query.strip()
-        with self._lock:
-            if self._live.dirty:
-                self._live.rebuild()
-            base, live = self._base, self._live
+        indexes = self._indexes()
         if limit <= 0:
             return []
         if not query:
@@ -137,22 +135,14 @@ class SymbolTable:
             container_q, _, query = query.rpartition(".")
             container_q = container_q.lower()
         q = query.lower()
-        scored = live.score(query, q, container_q, limit)
-        if base is not None:
-            scored += base.index.score(query, q, container_q, limit)
+        scored = [item for index in indexes for item in index.score(query, q, container_q, limit)]
         return [_hit(item, item[0][0]) for item in heapq.nsmallest(limit, scored, key=lambda t: t[0])]
 
     def named(self, name: str, limit: int = 100) -> list[SymbolHit]:
         """The symbols named ``name``, whatever the case (the same case first), best first:
         no fuzzy tier, so a name with few definitions costs a lookup."""
-        with self._lock:
-            if self._live.dirty:
-                self._live.rebuild()
-            base, live = self._base, self._live
         q = name.lower()
-        scored = live.named(name, q, limit)
-        if base is not None:
-            scored += base.index.named(name, q, limit)
+        scored = [item for index in self._indexes() for item in index.named(name, q, limit)]
         return [_hit(item, TIER_EXACT) for item in heapq.nsmallest(limit, scored, key=lambda t: t[0])]
 
     def named_in(self, name: str, paths: AbstractSet[str]) -> list[SymbolHit]:
@@ -171,11 +161,15 @@ class SymbolTable:
             base, live = self._base, self._live.symbols_of(path)
         if live is None:
             return (base.enclosing(path, line) if base is not None else None) or ""
-        holding = [s for s in live if s.range[0] <= line <= s.range[2]]
-        if not holding:
-            return ""
-        inner = min(holding, key=lambda s: (-s.range[0], s.range[2] - s.range[0]))
-        return inner.qualified_name
+        i = innermost(np.array([s.range for s in live], dtype=np.int64).reshape(-1, 4), line)
+        return live[i].qualified_name if i is not None else ""
+
+    def _indexes(self) -> list[NameIndex]:
+        """The search structures of both layers, the live one brought up to date."""
+        with self._lock:
+            if self._live.dirty:
+                self._live.rebuild()
+            return self._live.indexes() + ([self._base.index] if self._base is not None else [])
 
     def _top_all(self, limit: int) -> list[SymbolHit]:
         # Empty query: the best-ranked symbols overall (types, then functions, shallow paths).
