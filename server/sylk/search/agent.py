@@ -243,7 +243,7 @@ def imports_of(text: str, language: str) -> list[str]:
 
 
 def resolve_import(spec: str, importer: str, language: str, files: AbstractSet[str],
-                   dirs: dict[str, list[str]]) -> str | None:
+                   dirs: AbstractSet[str]) -> str | None:
     """The workspace path an import names, when it can be told; else None (a library)."""
     base = PurePosixPath(importer).parent
     cands: list[str] = []
@@ -272,11 +272,11 @@ def resolve_import(spec: str, importer: str, language: str, files: AbstractSet[s
         tail = "/" + suffix
         return min((f for f in files if f == suffix or f.endswith(tail)), default=None)
     elif language == "go":
-        # an import path names a package folder; the workspace holds it when a folder ends with it
-        for d in sorted(dirs):
-            if d and (spec == d or spec.endswith("/" + d)):
-                return d + "/"
-        return None
+        # an import path names a package folder; the workspace holds it when a folder ends
+        # with it (the first of those in sorted order)
+        parts = spec.split("/")
+        found = [d for d in ("/".join(parts[i:]) for i in range(len(parts))) if d and d in dirs]
+        return min(found) + "/" if found else None
     elif language == "rust":
         parts = spec.replace("crate::", "").replace("self::", "").split("::")
         for n in range(len(parts), 0, -1):
@@ -293,9 +293,7 @@ def related_files(hits: Sequence[Hit], read: Callable[[str], str | None],
     """The files the hits' files import, the workspace's first, then the most imported.
     Commit messages and virtual documents have no file to read imports from: skipped."""
     all_files = set(files)
-    dirs: dict[str, list[str]] = {}
-    for f in all_files:
-        dirs.setdefault(f.rpartition("/")[0], []).append(f)
+    dirs = {f.rpartition("/")[0] for f in all_files}
     seen: dict[tuple[str | None, str], list[str]] = {}
     for path, language in dict.fromkeys((h.path, h.language) for h in hits
                                         if h.type != "git_commit" and h.path and not is_virtual(h.path)):

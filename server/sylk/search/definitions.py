@@ -18,7 +18,6 @@ import itertools
 import keyword
 import re
 from collections.abc import Callable, Sequence
-from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 import attrs
@@ -139,7 +138,7 @@ def cursor_at(line: str, utf16_col: int, language: str | None = None) -> Cursor 
     return None
 
 
-def origin_of(path: str, language: str | None, text: str | None, files: AbstractSet[str],
+def origin_of(path: str, language: str | None, text: str | None, files: frozenset[str],
               scope: str = "") -> Origin:
     """The Origin of ``path`` whose text is ``text`` (None: unknown, no imports), its
     imports resolved against the workspace ``files``; ``scope``: see Origin."""
@@ -148,12 +147,15 @@ def origin_of(path: str, language: str | None, text: str | None, files: Abstract
     specs = _imports(text, language)
     if not specs:
         return Origin(path, language, scope=scope)
-    dirs: dict[str, list[str]] = {}
-    if language == "go":  # (only Go's imports name folders)
-        for f in files:
-            dirs.setdefault(f.rpartition("/")[0], []).append(f)
+    dirs = _folders(files) if language == "go" else frozenset()  # (only Go's imports name folders)
     found = (agent.resolve_import(spec, path, language, files, dirs) for spec in specs)
     return Origin(path, language, frozenset(f for f in found if f), scope)
+
+
+@functools.lru_cache(maxsize=4)
+def _folders(files: frozenset[str]) -> frozenset[str]:
+    """The folders of ``files``, kept while the table's file set is the same object."""
+    return frozenset(f.rpartition("/")[0] for f in files)
 
 
 @functools.lru_cache(maxsize=64)
