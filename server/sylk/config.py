@@ -80,8 +80,10 @@ NAVIGATION_SKIP = ["python", "javascript", "typescript", "tsx", "go", "rust", "j
 class NavigationSettings:
     # textDocument/definition from the index
     definition: bool = True
-    # files of these languages get no definitions from Sylk in the editor (the CLI and MCP
-    # answer for every language)
+    # textDocument/references from the index
+    references: bool = True
+    # files of these languages get no definitions or references from Sylk in the editor
+    # (the CLI and MCP answer for every language)
     skip_languages: list[str] = attrs.field(factory=lambda: list(NAVIGATION_SKIP))
 
     @skip_languages.validator
@@ -90,6 +92,14 @@ class NavigationSettings:
         if unknown:
             raise ValueError(f"navigation.skipLanguages: unknown language(s) {', '.join(unknown)}; "
                              f"known: {', '.join(sorted(BY_NAME))}")
+
+
+@attrs.define
+class ReferenceSettings:
+    # at most this many occurrences per answer (the answer says it was cut)
+    limit: int = attrs.field(default=2000, validator=_between("references.limit", 1, 1_000_000))
+    # occurrences inside comments and strings count as references
+    comments_and_strings: bool = True
 
 
 @attrs.define
@@ -124,6 +134,7 @@ class Settings:
     search: SearchSettings = attrs.field(factory=SearchSettings)
     embedding: EmbeddingSettings = attrs.field(factory=EmbeddingSettings)
     navigation: NavigationSettings = attrs.field(factory=NavigationSettings)
+    references: ReferenceSettings = attrs.field(factory=ReferenceSettings)
     # the language server: follow changes on disk made outside the editor
     watch: bool = True
     # workspace/symbol answers from the editor's unsaved text of open files
@@ -156,9 +167,10 @@ def _snake(name: str) -> str:
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     for cls in (WeightSettings, SearchSettings, SymbolSettings, EmbeddingSettings, NavigationSettings,
-                Settings):  # nested first
+                ReferenceSettings, Settings):  # nested first
         overrides = {f.name: override(rename=camel(f.name)) for f in attrs.fields(cls)}
-        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
+        conv.register_structure_hook(
+            cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
         conv.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, conv, **overrides))
     return conv
 

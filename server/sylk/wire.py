@@ -18,6 +18,7 @@ import attrs
 
 from .config import camel
 from .engine.status import SKIPPED_EXAMPLES, IndexStatus
+from .search.references import Shown
 from .search.results import Hit, IndexState, SearchResult
 from .search.roles import roles_of
 from .search.symbol_search import SymbolHit
@@ -94,6 +95,15 @@ def symbol_json(hit: SymbolHit) -> dict[str, Any]:
     return {"name": s.name, "kind": s.kind, "container": s.container, "path": hit.path,
             "line": s.selection[0] + 1, "column": s.selection[1] + 1, "endLine": s.range[2] + 1,
             "signature": s.signature}
+
+
+def reference_json(s: Shown) -> dict[str, Any]:
+    """An occurrence of a name (``sylk refs --format json``, the MCP ``find_references``
+    tool): 1-based line and UTF-16 column, the enclosing symbol and the line's text."""
+    r = s.reference
+    return {"path": r.path, "line": r.line + 1, "column": r.column + 1, "endColumn": r.end + 1,
+            "symbol": s.symbol, "text": s.text, "declaration": s.declaration,
+            "in": "comment" if r.in_comment else "string" if r.in_string else "code", "call": r.call}
 
 
 # status's ``skipped`` option: name the first SKIPPED_EXAMPLES skipped files of each

@@ -54,6 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
     p.set_defaults(run="commands:cmd_def")
 
+    p = sub.add_parser("refs", help="every whole-word occurrence of a name, from the index (Find References)",
+                       description="Occurrences of the identifier NAME in the indexed files (as rg -w -F finds "
+                                   "them, without reading the files), printed rg-style as path:line:col: text "
+                                   "with the enclosing symbol.")
+    p.add_argument("name")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("--code-only", action="store_true", help="leave out occurrences in comments and strings")
+    p.add_argument("--no-declarations", action="store_true", help="leave out the definitions' own names")
+    p.add_argument("--limit", type=int, default=None, help="maximum results (default: references.limit, 2000)")
+    p.add_argument("--format", choices=("default", "json"), default="default")
+    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
+    p.set_defaults(run="commands:cmd_refs")
+
     p = sub.add_parser("search", help="search code by words and by meaning (hybrid)",
                        description="Inline filters work in the query: lang:python path:src/** kind:function "
                                    "type:markdown minlines:N maxlines:N")

@@ -19,7 +19,9 @@ from ..engine import documents
 from ..engine.indexer import Progress
 from ..engine.workspace import Workspace, clear_index, index_exists
 from ..errors import IndexError_
+from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
+from ..search import references
 from ..search.file_lines import file_lines, file_text
 from .args import workspace_root
 from .errors import CliError
@@ -185,6 +187,39 @@ def cmd_def(args: argparse.Namespace) -> int:
         text = _line(root / d.hit.path, s.selection[0])
         print(f"\x1b[35m{loc}\x1b[0m {text}" if color else f"{loc} {text}")
     return 0 if found else 1
+
+
+def cmd_refs(args: argparse.Namespace) -> int:
+    root = workspace_root(args.path)
+    name = args.name.strip()
+    if not IDENTIFIER.fullmatch(name):
+        print(f"sylk: {args.name!r} is not an identifier (letters, digits and _, not starting with a digit)",
+              file=sys.stderr)
+        return 2
+    if args.limit is not None and args.limit < 1:
+        print(f"sylk: --limit must be at least 1, got {args.limit}", file=sys.stderr)
+        return 2
+    ws = _open(root)
+    try:
+        if not args.no_refresh:
+            _refresh(ws)
+        found = ws.find_references(name, include_declaration=not args.no_declarations, limit=args.limit,
+                                   comments_and_strings=False if args.code_only else None)
+        rows = [wire.reference_json(s) for s in references.shown(found, found.references, ws.table, root)]
+    finally:
+        ws.close()
+    if found.truncated:
+        print(f"sylk: the first {len(found.references)} of {found.total} occurrences (--limit)", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+        return 0 if rows else 1
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    for row in rows:
+        loc = f"{row['path']}:{row['line']}:{row['column']}:"
+        text = row["text"].strip()
+        where = f"  ({row['symbol']})" if row["symbol"] else ""
+        print(f"\x1b[35m{loc}\x1b[0m {text}\x1b[2m{where}\x1b[0m" if color else f"{loc} {text}{where}")
+    return 0 if rows else 1
 
 
 def _relative(root: Path, file: str) -> str | None:

@@ -23,7 +23,7 @@ from ..ingest.parsing import chunk_rows
 from ..ingest.symbols import extract
 from ..model import FILE_TYPES, virtual_path
 from ..search.query import is_document_type
-from ..store.manifest import FileRecord, Manifest
+from ..store.manifest import FileRecord, IndexedFile, Manifest
 from ..store.stores import Stores
 from ..text.words import code_words_utf8
 
@@ -112,7 +112,7 @@ def index_document(ws: Workspace, id: str, text: str, *, type: str = "note", tit
         stores.lexical.delete_paths([path])
         chunks = stores.add_chunks(path, "markdown", rows)
         stores.lexical.commit()
-        stores.apply([path], [(record, "[]")], [], chunks=chunks)
+        stores.apply([path], [IndexedFile(record)], [], chunks=chunks)
     ws.prioritize([path])
     return attrs.evolve(doc, text=body)
 

@@ -25,9 +25,10 @@ import attrs
 from ..config import Settings
 from ..ingest import scan
 from ..ingest.parsing import Parsed, exit_with_parent, parse_batch, parse_file
-from ..store.manifest import ChunkRecord, FileRecord
+from ..store.manifest import ChunkRecord, FileRecord, IndexedFile
 from ..store.stores import Stores
 from .planner import Planner
+from .reference_index import ReferenceIndex
 from .symbol_index import SymbolIndex
 
 # Below this many files to parse, a process pool costs more than it saves.
@@ -83,11 +84,12 @@ class Indexer:
     """Index runs over one workspace's stores. ``settings`` may be replaced between runs."""
 
     def __init__(self, root: Path, stores: Stores, planner: Planner, symbols: SymbolIndex,
-                 settings: Settings) -> None:
+                 references: ReferenceIndex, settings: Settings) -> None:
         self.root = root
         self.stores = stores
         self.planner = planner
         self.symbols = symbols
+        self.references = references
         self.settings = settings
 
     def run(self, progress: Callable[[Progress], None], cancel: threading.Event,
@@ -115,9 +117,10 @@ class Indexer:
             self.stores.lexical.delete_paths(deleted)
             for p in deleted:
                 self.symbols.remove(p)
+                self.references.remove(p)
             report.deleted = len(deleted)
 
-        pending: list[tuple[FileRecord, str]] = []
+        pending: list[IndexedFile] = []
         pending_chunks: list[ChunkRecord] = []
         pending_skips: list[tuple] = [] if plan.full else list(plan.skipped)
         pending_deletes: list[str] = list(deleted)
@@ -132,6 +135,7 @@ class Indexer:
             self.stores.lexical.commit()
             self.stores.apply(forget, pending, pending_deletes, pending_skips, pending_touches, pending_chunks)
             self.symbols.flushed()
+            self.references.flushed()
             committed = done
             pending, pending_chunks, pending_skips, pending_deletes, pending_touches = [], [], [], [], []
             forget = []
@@ -151,6 +155,7 @@ class Indexer:
                     forget.append(parsed.rel)
                     self.stores.lexical.delete_paths([parsed.rel])
                     self.symbols.remove(parsed.rel)
+                    self.references.remove(parsed.rel)
                     pending_deletes.append(parsed.rel)
             elif parsed.unchanged:
                 assert rec is not None
@@ -165,11 +170,12 @@ class Indexer:
                     report.added += 1
                 pending_chunks.extend(self.stores.add_chunks(parsed.rel, parsed.language, parsed.chunks))
                 self.symbols.set(parsed.rel, parsed.symbol_data)
+                self.references.set(parsed.rel, parsed.occurrence_data)
                 if parsed.replaced:
                     report.replaced_utf8 += 1
-                pending.append((FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,
-                                           parsed.language, parsed.symbol_count, parsed.replaced),
-                                parsed.symbol_data))
+                pending.append(IndexedFile(FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,
+                                                      parsed.language, parsed.symbol_count, parsed.replaced),
+                                           parsed.symbol_data, parsed.occurrence_data))
             if done % 64 == 0 or done == total:
                 progress(Progress("index", done, total, f"{done}/{total} files", committed))
             if time.monotonic() - last_commit > (COMMIT_EVERY_S if committed else FIRST_COMMIT_S):
@@ -195,6 +201,7 @@ class Indexer:
         report.seconds = time.perf_counter() - t0
         progress(Progress("done", done, total, report.summary()))
         self.symbols.compact()  # after "done": everything is searchable meanwhile
+        self.references.compact()
         return report
 
     def _parse_all(self, todo: list[tuple[scan.FileEntry, str | None]], languages: frozenset[str],

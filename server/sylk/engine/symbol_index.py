@@ -17,7 +17,7 @@ import logging
 import threading
 
 from ..errors import describe
-from ..ingest.symbols import Symbol, decode_symbols, extract_for_path
+from ..ingest.symbols import Symbol, decode_symbols
 from ..search.frozen_symbols import FrozenSymbols
 from ..search.symbol_search import SymbolHit, SymbolTable
 from ..store.array_file import ArrayFileError
@@ -169,15 +169,14 @@ class SymbolIndex:
             self._unflushed = {}
 
     # the editor's unsaved buffers ------------------------------------------
-    def set_unsaved(self, rel: str, source: bytes | None) -> None:
-        """Serve the symbols of ``rel`` from an editor buffer's unsaved text (``source``), or,
-        with None, from the indexed file again. Only workspace symbols change: the stores
-        hold what is on disk, and indexing runs leave a buffer's symbols alone."""
+    def set_unsaved(self, rel: str, symbols: list[Symbol] | None) -> None:
+        """Serve the symbols of ``rel`` from an editor buffer's unsaved text (``symbols``, found
+        in it), or, with None, from the indexed file again. Only workspace symbols change:
+        the stores hold what is on disk, and indexing runs leave a buffer's symbols alone."""
         table = self.table
-        symbols = extract_for_path(rel, source) if source is not None else None
         with self._lock:  # not while compact() swaps the snapshot
             table = self._table or table
-            if source is None:
+            if symbols is None:
                 if self._unsaved.pop(rel, None) is None:
                     return
                 stored = self.stores.manifest.symbols_of(rel)

@@ -5,6 +5,7 @@ use. It owns the parts and hands each what it needs:
   writer lock; integrity checks at open;
 * ``planner`` and ``indexer``: what changed, and the index run;
 * ``symbols``: the symbol table with the editor's unsaved buffers on top;
+* ``references``: every identifier's occurrences, with the same buffers on top;
 * ``semantic``: the model and the embedding queue.
 
 Searches read the stores directly (search.hybrid). The long-running parts (threads,
@@ -17,6 +18,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,9 +27,14 @@ import attrs
 from ..config import Settings, index_dir_for
 from ..embed.embedder import Embedder
 from ..errors import IndexClosed, IndexError_
+from ..ingest import occurrences
+from ..ingest.symbols import Symbol, extract_marked
+from ..languages import language_for_path
 from ..model import doc_id, is_virtual
+from ..search import references as reference_search
 from ..search.hybrid import HybridSearch
 from ..search.query import SearchRequest
+from ..search.references import References
 from ..search.relocate import Relocator
 from ..search.results import IndexState, SearchResult
 from ..search.symbol_search import SymbolHit, SymbolTable
@@ -41,6 +48,7 @@ from . import documents
 from .embedding import EmbedQueue
 from .indexer import Indexer, IndexReport, Progress
 from .planner import Planner
+from .reference_index import ReferenceIndex
 from .status import SKIPPED_EXAMPLES, IndexStatus, LanguageCount, SkippedFiles, SkippedReason
 from .symbol_index import SymbolIndex
 
@@ -62,8 +70,9 @@ class Workspace:
         # one writer per index folder; damaged stores are set aside (store.stores, store.damage)
         self.stores = Stores.open(self.root, self.index_dir, writable=writable, deep=load_symbols)
         self.symbols = SymbolIndex(self.stores)
+        self.references = ReferenceIndex(self.stores)
         self.planner = Planner(self.root, self.stores, settings)
-        self.indexer = Indexer(self.root, self.stores, self.planner, self.symbols, settings)
+        self.indexer = Indexer(self.root, self.stores, self.planner, self.symbols, self.references, settings)
         self.semantic = EmbedQueue(self.stores, settings.embedding)
         self._settings = settings
         self.rebuilt_reason = self.stores.rebuilt_reason
@@ -158,6 +167,7 @@ class Workspace:
         report = integrity.repair(self.stores, self.reindex_files)
         if report.rebuilt:
             self.symbols.drop()
+            self.references.drop()
         return report
 
     def follow_writer(self) -> bool:
@@ -173,6 +183,7 @@ class Workspace:
         self._reader_stamp = stamp
         self.lexical.reload()
         self.symbols.reload()
+        self.references.reload()
         return True
 
     # symbols ----------------------------------------------------------------
@@ -181,12 +192,27 @@ class Workspace:
         return self.symbols.table
 
     def set_unsaved(self, rel: str, source: bytes | None) -> None:
-        """Symbols of ``rel`` from an editor buffer (``source``), or from disk again (None)."""
-        self.symbols.set_unsaved(rel, source)
+        """Symbols and occurrences of ``rel`` from an editor buffer (``source``), or from disk
+        again (None): one parse for both."""
+        if source is None:
+            self.symbols.set_unsaved(rel, None)
+            self.references.set_unsaved(rel, None)
+            return
+        language = language_for_path(rel)
+        symbols: list[Symbol] = []
+        marks = None
+        if language is not None:
+            try:
+                symbols, marks = extract_marked(source, language)
+            except Exception:  # noqa: BLE001 - a grammar failure costs the symbols, not the text
+                symbols, marks = [], None
+        self.symbols.set_unsaved(rel, symbols)
+        self.references.set_unsaved(rel, occurrences.extract(source, marks))
 
     def keep_unsaved(self, rel: str) -> None:
         """The buffer of ``rel`` was saved: indexing takes over its symbols from here."""
         self.symbols.keep_unsaved(rel)
+        self.references.keep_unsaved(rel)
 
     # the semantic side ------------------------------------------------------
     def load_semantic(self) -> str | None:
@@ -251,6 +277,18 @@ class Workspace:
     def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
         with self.in_use():
             return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit)
+
+    def find_references(self, name: str, *, include_declaration: bool = True, limit: int | None = None,
+                        first: str | None = None, paths: AbstractSet[str] | None = None,
+                        comments_and_strings: bool | None = None) -> References:
+        """Every occurrence of the identifier ``name`` (search.references.find), as the
+        ``references`` settings say unless told: at most ``limit``, in comments and strings."""
+        with self.in_use():
+            s = self.settings.references
+            text = s.comments_and_strings if comments_and_strings is None else comments_and_strings
+            return reference_search.find(self.references.table, self.table, name,
+                                         include_declaration=include_declaration, comments_and_strings=text,
+                                         limit=limit if limit is not None else s.limit, first=first, paths=paths)
 
     def index_state(self) -> IndexState:
         """The ``index`` block of a search result: how complete each side is."""

@@ -31,3 +31,22 @@ def query_source(name: str) -> str:
 def tags_query(name: str) -> Query:
     source = query_source("typescript" if name == "tsx" else name)
     return Query(grammar(name), source)
+
+
+
+@functools.cache
+def _refs_source(name: str) -> str:
+    """The query telling comments, strings and call sites apart (``queries/refs/<language>.scm``,
+    for ``ingest.occurrences``); empty for a language without one (markdown)."""
+    path = resources.files("sylk.ingest.queries").joinpath(f"refs/{'typescript' if name == 'tsx' else name}.scm")
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+@functools.cache
+def file_query(name: str) -> tuple[Query, int]:
+    """The tags query followed by the refs query, run once over a file's tree, and how many
+    of its patterns are the tags query's (one walk of the tree instead of two)."""
+    tags = tags_query(name)
+    refs = _refs_source(name)
+    return (Query(grammar(name), query_source("typescript" if name == "tsx" else name) + "\n" + refs)
+            if refs else tags), tags.pattern_count

@@ -20,7 +20,7 @@ import attrs
 
 from ..languages import language_for_path
 from ..text.words import code_words, code_words_utf8, split_words
-from . import source_files
+from . import occurrences, source_files
 from . import symbols as symbols_mod
 from .chunks import CONTAINER_KINDS, Cut, cut_file, window_cut
 from .lexical_docs import ChunkDocs, quote, quoted_lines
@@ -60,6 +60,7 @@ class Parsed:
     # 0.24 s against 0.04 s to unpickle, on the main process's serial path). Read
     # them as records through ``chunks``.
     chunk_data: tuple[tuple, ...] = ()
+    occurrence_data: bytes = occurrences.EMPTY  # occurrences.extract()
     replaced: bool = False
     skip: str | None = None  # reason, if skipped
     unchanged: bool = False  # content hash equals the manifest's
@@ -82,15 +83,18 @@ def parse_file(root: str, entry: source_files.FileEntry, known_hash: str | None,
         return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, unchanged=True)
     lang = language_for_path(entry.rel)
     syms: tuple[Symbol, ...] = ()
+    marks = None
     if lang is not None and (not languages or lang in languages):
         try:
-            syms = tuple(symbols_mod.extract(src.data, lang))
+            found, marks = symbols_mod.extract_marked(src.data, lang)
+            syms = tuple(found)
         except Exception:  # a grammar failure costs the symbols, not the text
-            syms = ()
+            syms, marks = (), None
     words = code_words_utf8(src.data)
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
                   src.data.count(b"\n") + 1, len(syms), encode_symbols(syms),
-                  _row_tuples(entry.rel, lang, src.text, words, syms), src.replaced)
+                  _row_tuples(entry.rel, lang, src.text, words, syms), occurrences.extract(src.data, marks),
+                  src.replaced)
 
 
 def chunk_rows(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],

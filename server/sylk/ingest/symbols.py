@@ -44,6 +44,7 @@ from .. import languages
 from ..model import SYMBOL_KINDS
 from ..text.positions import LineIndex
 from . import grammars
+from .occurrences import Marks
 
 KINDS = SYMBOL_KINDS  # model.py lists them, with the chunks' own kinds
 # Definitions whose direct function children are methods.
@@ -83,11 +84,13 @@ def _parser(language: str) -> Parser:
     return parsers[language]
 
 
-def _cursor(language: str) -> QueryCursor:
+def _cursor(language: str, marks: bool = False) -> QueryCursor:
+    """A cursor over the tags query, or with ``marks`` over the tags and refs queries."""
     cursors = _per_thread.__dict__.setdefault("cursors", {})
-    if language not in cursors:
-        cursors[language] = QueryCursor(grammars.tags_query(language))
-    return cursors[language]
+    key = (language, marks)
+    if key not in cursors:
+        cursors[key] = QueryCursor(grammars.file_query(language)[0] if marks else grammars.tags_query(language))
+    return cursors[key]
 
 
 def extract_for_path(path: str, source: bytes) -> list[Symbol]:
@@ -102,6 +105,14 @@ def extract(source: bytes, language: str) -> list[Symbol]:
     return extract_from_tree(tree.root_node, source, language)
 
 
+def extract_marked(source: bytes, language: str) -> tuple[list[Symbol], Marks]:
+    """``extract``, and the comments, strings and call sites of ``source`` (for
+    ``occurrences.extract``) from the same walk of its tree."""
+    tree = _parser(language).parse(source)
+    marks = Marks()
+    return extract_from_tree(tree.root_node, source, language, marks), marks
+
+
 @attrs.define(slots=True)
 class _Def:
     node: Node
@@ -113,12 +124,17 @@ class _Def:
     container: str | None
 
 
-def _collect(root: Node, language: str) -> list[_Def]:
+def _collect(root: Node, language: str, marks: Marks | None) -> list[_Def]:
     # (node start, node end, name start) -> (pattern index, position in defs):
     # when several patterns match the same definition, the earliest pattern wins.
     seen: dict[tuple[int, int, int], tuple[int, int]] = {}
     defs: list[_Def] = []
-    for pattern, caps in _cursor(language).matches(root):
+    tags = grammars.file_query(language)[1] if marks is not None else sys.maxsize
+    for pattern, caps in _cursor(language, marks is not None).matches(root):
+        if pattern >= tags:  # a refs pattern: one capture of one node
+            assert marks is not None
+            marks.add(*caps.popitem())
+            continue
         names = caps.get("name")
         if not names:
             continue
@@ -152,8 +168,8 @@ def _collect(root: Node, language: str) -> list[_Def]:
     return defs
 
 
-def extract_from_tree(root: Node, source: bytes, language: str) -> list[Symbol]:
-    defs = _collect(root, language)
+def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | None = None) -> list[Symbol]:
+    defs = _collect(root, language, marks)
     if not defs:
         return []
     lines = LineIndex(source)

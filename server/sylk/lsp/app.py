@@ -30,6 +30,7 @@ OPTIONAL: list[tuple[str, Callable[[config.Settings], bool], Callable[[SylkServe
     (hover.SIMILAR, lambda s: s.embedding.enabled, hover.setup_similar),
     (types.TEXT_DOCUMENT_DID_CHANGE, lambda s: s.unsaved_symbols, symbols.setup_unsaved),
     (types.TEXT_DOCUMENT_DEFINITION, lambda s: s.navigation.definition, navigation.setup),
+    (types.TEXT_DOCUMENT_REFERENCES, lambda s: s.navigation.references, navigation.setup_references),
 ]
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio
+import pathspec
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -37,7 +38,8 @@ from .. import wire as shared
 from ..engine.indexer import IndexReport
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
-from ..search import definitions
+from ..ingest.occurrences import IDENTIFIER
+from ..search import definitions, references
 from ..search.file_lines import file_text
 from ..search.query import MODES, TYPES, QueryError, request_from_params
 from ..search.roles import ROLES
@@ -67,6 +69,7 @@ describe what the code does (mode "semantic"), or both (mode "hybrid", the defau
 Hits are chunks (a function, a class, a markdown section) with a snippet and line range.
 - find_definition: where a name is defined, nearest first when you give the file that \
 uses it (its own and imported definitions, then the same folder, then the same language).
+- find_references: every place a name occurs (whole words), with the symbol around it.
 - get_status: how much is indexed and embedded, and whether work is running.
 - reindex: after you changed files, to be sure the index has them (changes on disk are \
 usually picked up by themselves within a second or two).
@@ -118,6 +121,15 @@ imports, then in its folder, then in its language, then the rest ("near" says wh
 "Class.method" or "obj.method" ranks definitions whose container is the qualifier first. \
 Returns name, kind, container, path, 1-based line and column of the name, end line, \
 signature and near."""
+
+FIND_REFERENCES_DOC = """\
+Every whole-word occurrence of an identifier in the indexed files, from the index \
+(what "rg -w -F name" finds, without reading the files): "get" never matches get_user. \
+A name match, in every language, case-sensitive. Each occurrence has path, 1-based line, \
+column and endColumn (UTF-16), the enclosing symbol ("Class.method"), the line's text, \
+"in" (code, comment or string), "call" (a call site) and "declaration" (a definition's \
+own name). code_only leaves out comments and strings; path narrows to files (a \
+gitignore-style glob or a file). "total" counts every occurrence; pages by offset."""
 
 GET_STATUS_DOC = """\
 The index of this workspace: files, symbols, chunks, how many chunks are embedded and \
@@ -331,6 +343,36 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
         found = await anyio.to_thread.run_sync(definitions.lookup, ws, name, path, functools.partial(file_text, root))
         return {"name": name, "definitions": [{**shared.symbol_json(d.hit), "near": d.near.name.lower()}
                                               for d in found[:limit]], **_indexing_note()}
+
+    @app.tool(description=FIND_REFERENCES_DOC, annotations=read_only)
+    async def find_references(
+        name: Annotated[str, Field(description="The identifier, e.g. 'parse_config'")],
+        path: Annotated[str | None, Field(description="Only in these files: a workspace-relative file or a "
+                                                      "gitignore-style glob, e.g. 'app/**'")] = None,
+        code_only: Annotated[bool, Field(description="Leave out occurrences in comments and strings")] = False,
+        include_declarations: Annotated[bool, Field(description="Include the definitions' own names")] = True,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Occurrences per page")] = 50,
+        offset: Annotated[int, Field(ge=0, description="Occurrences to skip (nextOffset of a page)")] = 0,
+    ) -> dict[str, Any]:
+        ws = await engine()
+        name = name.strip()
+        if not IDENTIFIER.fullmatch(name):
+            raise ToolError(f"invalid argument name: {name!r} is not an identifier")
+        try:
+            paths = pathspec.GitIgnoreSpec.from_lines([path]) if path else None
+        except ValueError as exc:
+            raise ToolError(f"invalid argument path: {exc}") from None
+
+        def run() -> dict[str, Any]:
+            found = ws.find_references(name, include_declaration=include_declarations, limit=None,
+                                       comments_and_strings=not code_only)
+            refs = [r for r in found.references if paths is None or paths.match_file(r.path)]
+            page = refs[offset:offset + limit]
+            return {"name": name, "total": len(refs),
+                    "references": [shared.reference_json(s) for s in references.shown(found, page, ws.table, root)],
+                    "nextOffset": _page(offset, len(page), offset + len(page) < len(refs))}
+
+        return {**await anyio.to_thread.run_sync(run), **_indexing_note()}
 
     @app.tool(description=GET_STATUS_DOC, annotations=read_only)
     async def get_status(

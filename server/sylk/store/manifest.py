@@ -40,6 +40,9 @@ CREATE TABLE IF NOT EXISTS files (
     symbol_data TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+-- Every identifier of each indexed file with its positions (ingest.occurrences.extract),
+-- written with the file's row: what Find References reads.
+CREATE TABLE IF NOT EXISTS occurrences (path TEXT PRIMARY KEY, data BLOB NOT NULL);
 -- Chunks: the unit of retrieval. ``id`` is the Tantivy chunk_id and the FAISS id.
 -- ``embed_text`` is what the embedding model sees (kept for a model change).
 CREATE TABLE IF NOT EXISTS chunks (
@@ -78,6 +81,16 @@ CREATE TABLE IF NOT EXISTS git_files (
 );
 
 """
+
+
+@attrs.frozen(slots=True)
+class IndexedFile:
+    """A file's row as an index run writes it: the record, its symbols (encode_symbols())
+    and its occurrences (occurrences.extract(); None for a virtual document)."""
+
+    record: FileRecord
+    symbol_data: str = "[]"
+    occurrence_data: bytes | None = None
 
 
 @attrs.frozen(slots=True)
@@ -244,11 +257,11 @@ class Manifest(Annotations):
             rows.extend(self._db.execute(f"{select} ({','.join('?' * len(part))})", part))
         return rows
 
-    def apply(self, upserts: Iterable[tuple[FileRecord, str]], deletes: Iterable[str],
+    def apply(self, upserts: Iterable[IndexedFile], deletes: Iterable[str],
               skipped: Iterable[tuple] = (),
               touches: Iterable[tuple[str, int, int]] = (),
               chunks: Iterable[ChunkRecord] = ()) -> None:
-        """One transaction: replace files (with their encoded symbols), delete files, note skips,
+        """One transaction: replace files (with their symbols and occurrences), delete files, note skips,
         and record new (size, mtime) of files whose content did not change. ``chunks``
         are the upserted files' chunks, replacing their old ones."""
         now = time.time()
@@ -257,14 +270,17 @@ class Manifest(Annotations):
             db.executemany("DELETE FROM skipped WHERE path=?", ((p,) for p in deletes))
             upserts = list(upserts)
             db.executemany("DELETE FROM chunks WHERE path=?", ((p,) for p in deletes))
-            db.executemany("DELETE FROM chunks WHERE path=?", ((r.path,) for r, _d in upserts))
+            db.executemany("DELETE FROM chunks WHERE path=?", ((f.record.path,) for f in upserts))
             db.executemany("INSERT INTO chunks (id, path, start_line, end_line, language, type, kind, symbol, "
                            "container, text_hash, embed_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)", chunks)
-            db.executemany("DELETE FROM skipped WHERE path=?", ((r.path,) for r, _d in upserts))
+            db.executemany("DELETE FROM skipped WHERE path=?", ((f.record.path,) for f in upserts))
             db.executemany(
                 "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
-                ((r.path, r.hash, r.size, r.mtime_ns, r.lang, r.symbols, int(r.replaced), now, data)
-                 for r, data in upserts))
+                ((r.path, r.hash, r.size, r.mtime_ns, r.lang, r.symbols, int(r.replaced), now, f.symbol_data)
+                 for f in upserts for r in (f.record,)))
+            db.executemany("DELETE FROM occurrences WHERE path=?", ((p,) for p in deletes))
+            db.executemany("INSERT OR REPLACE INTO occurrences VALUES (?,?)",
+                           ((f.record.path, f.occurrence_data) for f in upserts if f.occurrence_data is not None))
             db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
                            ((size, mtime, path) for path, size, mtime in touches))
             db.executemany(_INSERT_SKIPPED, map(_skip_row, skipped))
@@ -336,6 +352,14 @@ class Manifest(Annotations):
             rows = self._db.execute(select).fetchall() if paths is None else \
                 self._rows_in(f"{select} AND path IN", list(paths))
         return [FileSymbolData(*r) for r in rows]
+
+    # occurrences --------------------------------------------------------
+    def occurrence_rows(self, paths: Sequence[str] | None = None) -> list[tuple[str, bytes]]:
+        """(path, occurrences.extract() blob) of every indexed file, or of those among ``paths``."""
+        with self._lock:
+            if paths is None:
+                return self._db.execute("SELECT path, data FROM occurrences").fetchall()
+            return self._rows_in("SELECT path, data FROM occurrences WHERE path IN", list(paths))
 
     # chunks -----------------------------------------------------------
     def max_chunk_id(self) -> int:

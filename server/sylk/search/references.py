@@ -1,0 +1,230 @@
+"""Find References from the index: every whole-identifier occurrence of a name in the
+indexed files (``ingest.occurrences``), with its line, UTF-16 columns and flags.
+
+``ReferenceTable`` holds the occurrences of every file in two layers, like the symbol
+table: a base of arrays sorted by word, built in one go from the manifest's blobs, and a
+live layer of the files that changed since (and the editor's unsaved buffers), each
+decoded on its own. A file that changes is hidden in the base, never rewritten in it.
+A lookup is a slice of the base's arrays plus the live files holding the word.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from itertools import chain
+from pathlib import Path
+
+import attrs
+import numpy as np
+
+from ..ingest.occurrences import (
+    CALL,
+    COMMENT,
+    STRING,
+    TEXT,
+    FileOccurrences,
+    decode,
+    utf16_length,
+)
+from .file_lines import file_lines
+from .symbol_search import SymbolTable
+
+
+@attrs.frozen(slots=True)
+class Reference:
+    """One occurrence of a name: where it is (0-based line, UTF-16 columns) and what it is."""
+    path: str
+    line: int
+    column: int
+    end: int
+    flags: int = 0
+
+    @property
+    def in_comment(self) -> bool:
+        return bool(self.flags & COMMENT)
+
+    @property
+    def in_string(self) -> bool:
+        return bool(self.flags & STRING)
+
+    @property
+    def call(self) -> bool:
+        return bool(self.flags & CALL)
+
+    @property
+    def code(self) -> bool:
+        return not self.flags & TEXT
+
+
+class _Base:
+    """The occurrences of many files as arrays grouped by word (``build``)."""
+
+    def __init__(self, paths: list[str], words: dict[str, int], starts: np.ndarray, files: np.ndarray,
+                 lines: np.ndarray, columns: np.ndarray, flags: np.ndarray) -> None:
+        self.paths = paths
+        self.ids = {p: i for i, p in enumerate(paths)}
+        self.words = words  # word -> its position; its rows are starts[i]:starts[i + 1]
+        self.starts = starts
+        self.files, self.lines, self.columns, self.flags = files, lines, columns, flags
+
+    @classmethod
+    def build(cls, rows: Iterable[tuple[str, FileOccurrences]]) -> _Base:
+        paths: list[str] = []
+        per_file: list[FileOccurrences] = []
+        for path, occ in rows:
+            paths.append(path)
+            per_file.append(occ)
+        if not per_file:
+            empty = np.zeros(0, np.uint32)
+            return cls([], {}, np.zeros(1, np.int64), empty, empty, empty, np.zeros(0, np.uint8))
+        # one group per (file, word); groups ordered by word, then file
+        group_words = list(chain.from_iterable(o.words for o in per_file))
+        vocab = dict.fromkeys(group_words)
+        ids = {w: i for i, w in enumerate(vocab)}
+        group_word = np.fromiter(map(ids.__getitem__, group_words), np.int64, len(group_words))
+        group_file = np.repeat(np.arange(len(per_file)), [len(o.words) for o in per_file])
+        counts = np.concatenate([o.counts for o in per_file]).astype(np.int64)
+        at = np.concatenate(([0], np.cumsum(counts)))
+        order = np.argsort(group_word, kind="stable")
+        sizes = counts[order]
+        total = int(at[-1])
+        # the rows of each group, in the new order: its old start plus 0, 1, ...
+        take = np.repeat(at[:-1][order] - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(total)
+        files = np.repeat(group_file[order], sizes)
+        word_starts = np.searchsorted(group_word[order], np.arange(len(vocab) + 1))
+        starts = np.concatenate(([0], np.cumsum(sizes)))[word_starts]
+        lines = _compact(np.concatenate([o.lines for o in per_file]).astype(np.uint32)[take])
+        columns = _compact(np.concatenate([o.columns for o in per_file]).astype(np.uint32)[take])
+        flags = np.concatenate([o.flags for o in per_file])[take]
+        return cls(paths, ids, starts, _compact(files.astype(np.uint32)), lines, columns, flags)
+
+    def of(self, word: str, hidden: set[int]) -> list[Reference]:
+        i = self.words.get(word)
+        if i is None:
+            return []
+        a, b = int(self.starts[i]), int(self.starts[i + 1])
+        width = utf16_length(word)
+        paths = self.paths
+        return [Reference(paths[f], ln, c, c + width, fl)
+                for f, ln, c, fl in zip(self.files[a:b].tolist(), self.lines[a:b].tolist(),
+                                        self.columns[a:b].tolist(), self.flags[a:b].tolist(), strict=True)
+                if f not in hidden]
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def occurrences(self) -> int:
+        return int(self.lines.size)
+
+
+def _compact(a: np.ndarray) -> np.ndarray:
+    """``a`` (unsigned) in 16 bits when every value fits."""
+    return a.astype(np.uint16) if not a.size or int(a.max()) <= 0xFFFF else a
+
+
+class ReferenceTable:
+    """The occurrences of every indexed file (base + live layer); thread-safe."""
+
+    def __init__(self, rows: Iterable[tuple[str, bytes]] = ()) -> None:
+        self._lock = threading.Lock()
+        self._base = _Base.build((path, decode(blob)) for path, blob in rows)
+        self._hidden: set[int] = set()
+        self._live: dict[str, FileOccurrences] = {}
+
+    def set_file(self, path: str, occ: FileOccurrences) -> None:
+        with self._lock:
+            self._hide(path)
+            self._live[path] = occ
+
+    def remove_file(self, path: str) -> None:
+        with self._lock:
+            self._hide(path)
+            self._live.pop(path, None)
+
+    def _hide(self, path: str) -> None:
+        i = self._base.ids.get(path)
+        if i is not None:
+            self._hidden.add(i)
+
+    def live_of(self, path: str) -> FileOccurrences | None:
+        with self._lock:
+            return self._live.get(path)
+
+    @property
+    def live_count(self) -> int:
+        return len(self._live)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._base) - len(self._hidden) + len(self._live)
+
+    def occurrences(self, word: str) -> list[Reference]:
+        """Every occurrence of ``word`` (a whole identifier, case-sensitive), by path and position."""
+        with self._lock:
+            base, hidden, live = self._base, set(self._hidden), list(self._live.items())
+        found = base.of(word, hidden)
+        for path, occ in live:
+            found.extend(Reference(path, o.line, o.column, o.end, o.flags) for o in occ.of(word))
+        found.sort(key=lambda r: (r.path, r.line, r.column))
+        return found
+
+
+@attrs.frozen
+class References:
+    """The answer to Find References."""
+    name: str
+    references: list[Reference]
+    total: int  # occurrences found before the limit
+    declarations: frozenset[tuple[str, int, int]] = frozenset()  # (path, line, column) of definitions' names
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.references)
+
+    def is_declaration(self, r: Reference) -> bool:
+        return (r.path, r.line, r.column) in self.declarations
+
+
+def find(table: ReferenceTable, symbols: SymbolTable, name: str, *, include_declaration: bool = True,
+         comments_and_strings: bool = True, limit: int | None = None, paths: AbstractSet[str] | None = None,
+         first: str | None = None) -> References:
+    """The occurrences of ``name``: without the definitions' names (``symbols``) unless
+    ``include_declaration``, without those in comments and strings unless
+    ``comments_and_strings``, only in ``paths`` when given; the file ``first`` leads (where
+    the cursor is), then by path; at most ``limit``."""
+    found = table.occurrences(name)
+    if paths is not None:
+        found = [r for r in found if r.path in paths]
+    if not comments_and_strings:
+        found = [r for r in found if not r.flags & TEXT]
+    files = {r.path for r in found}
+    declared = frozenset((h.path, h.symbol.selection[0], h.symbol.selection[1])
+                         for h in (symbols.named_in(name, files) if files else ()) if h.symbol.name == name)
+    if not include_declaration and declared:
+        found = [r for r in found if (r.path, r.line, r.column) not in declared]
+    if first is not None:
+        found.sort(key=lambda r: r.path != first)  # (stable: by position within each)
+    return References(name, found[:limit] if limit is not None else found, len(found), declared)
+
+
+@attrs.frozen
+class Shown:
+    """An occurrence as a person or an agent reads it: with the symbol around it
+    (``Class.method``) and its line's text."""
+    reference: Reference
+    symbol: str
+    text: str
+    declaration: bool
+
+
+def shown(found: References, refs: Sequence[Reference], symbols: SymbolTable, root: Path) -> list[Shown]:
+    """``refs`` (some of ``found``'s) with their enclosing symbols and lines (read from
+    the files under ``root``: "" for a line that is not there now)."""
+    out = []
+    for r in refs:
+        lines = file_lines(root / r.path) or []
+        text = lines[r.line].rstrip("\r\n") if r.line < len(lines) else ""
+        out.append(Shown(r, symbols.enclosing(r.path, r.line), text, found.is_declaration(r)))
+    return out
