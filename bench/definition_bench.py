@@ -198,7 +198,7 @@ def main() -> int:
             language = language_for_path(s.rel)
             cursor = definitions.cursor_at(text.split("\n")[s.line], s.col, language)
             if cursor is not None:
-                origin = definitions.origin_of(s.rel, language, text, files, ws.table.enclosing(s.rel, s.line))
+                origin = definitions.origin_of(s.rel, language, text, files, ws.table.scope(s.rel, s.line))
                 definitions.definitions(ws, cursor, origin)
             inproc.append((time.perf_counter() - t) * 1000)
             result = r.get("result") or []

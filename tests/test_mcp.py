@@ -19,7 +19,8 @@ from conftest import mcp_session, server_env
 from mcp import ClientSession, StdioServerParameters
 
 TIMEOUT = 90.0
-TOOLS = {"search_code", "search_symbol", "find_definition", "get_status", "reindex"}
+TOOLS = {"search_code", "search_symbol", "find_definition", "find_references", "get_callers", "get_status",
+         "reindex"}
 # Most tests are about symbols and words: the model stays off unless asked for.
 NO_EMBEDDING = "[embedding]\nenabled = false\n"
 

@@ -361,7 +361,11 @@ def test_enclosing_names_the_innermost_symbol_around_a_line():
     t = make({"a.py": [s("Box", "class", "", 0, 9), s("put", "method", "Box", 2, 5), s("inner", "function",
                                                                                       "Box.put", 3, 4)],
               "b.py": [s("main", "function", "", 0, 3)]})
-    assert [t.enclosing("a.py", n) for n in (0, 2, 3, 6, 12)] == ["Box", "Box.put", "Box.put.inner", "Box", ""]
-    assert t.enclosing("b.py", 1) == "main" and t.enclosing("none.py", 1) == ""
+    assert [t.scope("a.py", n) for n in (0, 2, 3, 6, 12)] == ["Box", "Box.put", "Box.put.inner", "Box", ""]
+    assert t.scope("b.py", 1) == "main" and t.scope("none.py", 1) == ""
+    # of some kinds only: the innermost function or method around a call
+    assert [t.enclosing("a.py", 3, kinds).name for kinds in ({"method"}, {"class"}, {"function", "method"})] == [
+        "put", "Box", "inner"]
+    assert t.enclosing("a.py", 7, {"method"}) is None
     t.set_file("b.py", [s("other", "function", "", 0, 1)])  # the file as it is now
-    assert (t.enclosing("b.py", 1), t.enclosing("b.py", 2)) == ("other", "")
+    assert (t.scope("b.py", 1), t.scope("b.py", 2)) == ("other", "")

@@ -82,7 +82,9 @@ class NavigationSettings:
     definition: bool = True
     # textDocument/references from the index
     references: bool = True
-    # files of these languages get no definitions or references from Sylk in the editor
+    # the call hierarchy (textDocument/prepareCallHierarchy, callHierarchy/*) from the index
+    call_hierarchy: bool = True
+    # files of these languages get no definitions, references or calls from Sylk in the editor
     # (the CLI and MCP answer for every language)
     skip_languages: list[str] = attrs.field(factory=lambda: list(NAVIGATION_SKIP))
 

@@ -18,6 +18,7 @@ import attrs
 
 from .config import camel
 from .engine.status import SKIPPED_EXAMPLES, IndexStatus
+from .search.calls import Caller
 from .search.references import Shown
 from .search.results import Hit, IndexState, SearchResult
 from .search.roles import roles_of
@@ -104,6 +105,18 @@ def reference_json(s: Shown) -> dict[str, Any]:
     return {"path": r.path, "line": r.line + 1, "column": r.column + 1, "endColumn": r.end + 1,
             "symbol": s.symbol, "text": s.text, "declaration": s.declaration,
             "in": "comment" if r.in_comment else "string" if r.in_string else "code", "call": r.call}
+
+
+def caller_json(c: Caller, lines: Sequence[str]) -> dict[str, Any]:
+    """Calls of a name from one function (the MCP ``get_callers`` tool): the caller (None at
+    a file's top level) and each call's 1-based line and column with its text (from
+    ``lines``, the file's)."""
+    s = c.symbol
+    caller = None if s is None else {"name": s.name, "kind": s.kind, "container": s.container, "path": c.path,
+                                     "line": s.selection[0] + 1}
+    return {"path": c.path, "caller": caller,
+            "calls": [{"line": r.line + 1, "column": r.column + 1,
+                       "text": lines[r.line].strip() if r.line < len(lines) else ""} for r in c.calls]}
 
 
 # status's ``skipped`` option: name the first SKIPPED_EXAMPLES skipped files of each

@@ -66,6 +66,19 @@ class ReferenceIndex:
         self._changed = 0
         return table
 
+    def file(self, rel: str) -> FileOccurrences | None:
+        """The occurrences of one file as served: an unsaved buffer's or a changed file's,
+        else the manifest's; None for a file without any."""
+        live = self.table.live_of(rel)
+        if live is not None:
+            return live
+        rows = self.stores.manifest.occurrence_rows([rel])
+        try:
+            return decode(rows[0][1]) if rows else None
+        except OccurrenceDataError as exc:
+            log.warning("occurrences of %s not used: %s", rel, exc)
+            return None
+
     # kept current by index runs (a buffer's occurrences stay) -----------------
     def set(self, rel: str, blob: bytes) -> None:
         self._change(rel, blob)

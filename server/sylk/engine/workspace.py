@@ -31,6 +31,7 @@ from ..ingest import occurrences
 from ..ingest.symbols import Symbol, extract_marked
 from ..languages import language_for_path
 from ..model import doc_id, is_virtual
+from ..search import calls
 from ..search import references as reference_search
 from ..search.hybrid import HybridSearch
 from ..search.query import SearchRequest
@@ -49,7 +50,13 @@ from .embedding import EmbedQueue
 from .indexer import Indexer, IndexReport, Progress
 from .planner import Planner
 from .reference_index import ReferenceIndex
-from .status import SKIPPED_EXAMPLES, IndexStatus, LanguageCount, SkippedFiles, SkippedReason
+from .status import (
+    SKIPPED_EXAMPLES,
+    IndexStatus,
+    LanguageCount,
+    SkippedFiles,
+    SkippedReason,
+)
 from .symbol_index import SymbolIndex
 
 INDEX_SIZE_TTL_S = 5.0
@@ -289,6 +296,17 @@ class Workspace:
             return reference_search.find(self.references.table, self.table, name,
                                          include_declaration=include_declaration, comments_and_strings=text,
                                          limit=limit if limit is not None else s.limit, first=first, paths=paths)
+
+    def incoming_calls(self, name: str) -> list[calls.Caller]:
+        """The call sites of ``name``, by the function around each (search.calls)."""
+        with self.in_use():
+            return calls.incoming(self.references.table, self.table, name)
+
+    def outgoing_calls(self, rel: str, span: Sequence[int]) -> list[calls.Callee]:
+        """The calls made within ``span`` of the file ``rel`` (search.calls), by name."""
+        with self.in_use():
+            occ = self.references.file(rel)
+            return calls.outgoing(occ, span) if occ is not None else []
 
     def index_state(self) -> IndexState:
         """The ``index`` block of a search result: how complete each side is."""

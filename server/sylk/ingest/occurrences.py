@@ -68,6 +68,17 @@ class FileOccurrences:
                            self.flags[start:start + int(self.counts[i])])
 
 
+    def where(self, flag: int) -> list[tuple[str, Occurrence]]:
+        """(word, occurrence) of every occurrence with ``flag`` set."""
+        at = np.flatnonzero(self.flags & flag)
+        if not at.size:
+            return []
+        word_of = np.repeat(np.arange(len(self.words)), self.counts.astype(np.int64))[at]
+        return [(self.words[w], Occurrence(ln, c, c + utf16_length(self.words[w]), f))
+                for w, ln, c, f in zip(word_of.tolist(), self.lines[at].tolist(), self.columns[at].tolist(),
+                                       self.flags[at].tolist(), strict=True)]
+
+
 def occurrences(word: str, lines: Sequence[int], columns: Sequence[int], flags: Sequence[int]) -> list[Occurrence]:
     """Records from parallel arrays of one word's occurrences."""
     width = utf16_length(word)

@@ -19,7 +19,7 @@ from pygls.uris import to_fs_path
 
 from .. import config
 from .. import wire as shared
-from . import convert, documents, hover, navigation, search, settings, symbols
+from . import calls, convert, documents, hover, navigation, search, settings, symbols
 from .handlers import command, feature
 from .server import CMD_CLEAR, CMD_REINDEX, CMD_STATUS, STATUS, SylkServer, roots_of
 
@@ -31,6 +31,7 @@ OPTIONAL: list[tuple[str, Callable[[config.Settings], bool], Callable[[SylkServe
     (types.TEXT_DOCUMENT_DID_CHANGE, lambda s: s.unsaved_symbols, symbols.setup_unsaved),
     (types.TEXT_DOCUMENT_DEFINITION, lambda s: s.navigation.definition, navigation.setup),
     (types.TEXT_DOCUMENT_REFERENCES, lambda s: s.navigation.references, navigation.setup_references),
+    (types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, lambda s: s.navigation.call_hierarchy, calls.setup),
 ]
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .server import SylkServer
 
 
-def _answer(ls: SylkServer, uri: str, line: int, cursor: defs.Cursor,
+def definitions_at(ls: SylkServer, uri: str, line: int, cursor: defs.Cursor,
             language: str | None) -> list[tuple[Path, defs.Definition]]:
     """The definitions of the folder holding ``uri`` (ranked from that file and the scope
     around ``line``), then those of the other folders (by language only), best first."""
@@ -35,7 +35,7 @@ def _answer(ls: SylkServer, uri: str, line: int, cursor: defs.Cursor,
         origin = None
         if found is not None and found[0] is folder:
             origin = defs.origin_of(found[1], language, text, engine.table.file_set(),
-                                    engine.table.enclosing(found[1], line))
+                                    engine.table.scope(found[1], line))
         elif language is not None:
             origin = defs.Origin("", language)  # another folder: the same language first
         try:
@@ -46,7 +46,7 @@ def _answer(ls: SylkServer, uri: str, line: int, cursor: defs.Cursor,
     return ranked[:defs.answered([d for _root, d in ranked], cursor)]
 
 
-def _cursor(ls: SylkServer, uri: str, position: types.Position,
+def cursor_for(ls: SylkServer, uri: str, position: types.Position,
             enabled: Callable[[NavigationSettings], bool]) -> tuple[defs.Cursor, str | None] | None:
     """The identifier under ``position`` and the document's language; None when there is
     none, or the feature is off (``enabled``) or skipped for the language in its folder."""
@@ -89,7 +89,7 @@ def setup_references(server: SylkServer) -> None:
     @feature(server, "navigation", types.TEXT_DOCUMENT_REFERENCES)
     async def references(ls: SylkServer, params: types.ReferenceParams) -> list[types.Location]:
         uri = params.text_document.uri
-        at = _cursor(ls, uri, params.position, lambda n: n.references)
+        at = cursor_for(ls, uri, params.position, lambda n: n.references)
         if at is None:
             return []
         include = params.context.include_declaration if params.context is not None else True
@@ -101,11 +101,11 @@ def setup(server: SylkServer) -> None:
     @feature(server, "navigation", types.TEXT_DOCUMENT_DEFINITION)
     async def definition(ls: SylkServer, params: types.DefinitionParams) -> list[Any] | None:
         uri = params.text_document.uri
-        at = _cursor(ls, uri, params.position, lambda n: n.definition)
+        at = cursor_for(ls, uri, params.position, lambda n: n.definition)
         if at is None:
             return []
         cursor, language = at
-        answer = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, _answer, ls, uri,
+        answer = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, definitions_at, ls, uri,
                                                                   params.position.line, cursor, language)
         caps = ls.client_capabilities.text_document
         links = bool(caps and caps.definition and caps.definition.link_support)

@@ -40,7 +40,7 @@ from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..ingest.occurrences import IDENTIFIER
 from ..search import definitions, references
-from ..search.file_lines import file_text
+from ..search.file_lines import file_lines, file_text
 from ..search.query import MODES, TYPES, QueryError, request_from_params
 from ..search.roles import ROLES
 from ..service import WorkspaceService
@@ -70,6 +70,7 @@ Hits are chunks (a function, a class, a markdown section) with a snippet and lin
 - find_definition: where a name is defined, nearest first when you give the file that \
 uses it (its own and imported definitions, then the same folder, then the same language).
 - find_references: every place a name occurs (whole words), with the symbol around it.
+- get_callers: the functions that call a name, with each call site.
 - get_status: how much is indexed and embedded, and whether work is running.
 - reindex: after you changed files, to be sure the index has them (changes on disk are \
 usually picked up by themselves within a second or two).
@@ -130,6 +131,14 @@ column and endColumn (UTF-16), the enclosing symbol ("Class.method"), the line's
 "in" (code, comment or string), "call" (a call site) and "declaration" (a definition's \
 own name). code_only leaves out comments and strings; path narrows to files (a \
 gitignore-style glob or a file). "total" counts every occurrence; pages by offset."""
+
+GET_CALLERS_DOC = """\
+Who calls a function or method: the call sites of a name (the name of a call expression \
+in that language's syntax, from the index: no file is read), grouped by the function or \
+method around each ("caller": name, kind, container, path, 1-based line; null for a \
+call at a file's top level) with each call's 1-based line, column and text. A name \
+match, case-sensitive, in every language: callers of other functions with the same name \
+are included."""
 
 GET_STATUS_DOC = """\
 The index of this workspace: files, symbols, chunks, how many chunks are embedded and \
@@ -371,6 +380,26 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
             return {"name": name, "total": len(refs),
                     "references": [shared.reference_json(s) for s in references.shown(found, page, ws.table, root)],
                     "nextOffset": _page(offset, len(page), offset + len(page) < len(refs))}
+
+        return {**await anyio.to_thread.run_sync(run), **_indexing_note()}
+
+    @app.tool(description=GET_CALLERS_DOC, annotations=read_only)
+    async def get_callers(
+        name: Annotated[str, Field(description="The function or method name, e.g. 'parse_config'")],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Callers per page")] = 50,
+        offset: Annotated[int, Field(ge=0, description="Callers to skip (nextOffset of a page)")] = 0,
+    ) -> dict[str, Any]:
+        ws = await engine()
+        name = name.strip()
+        if not IDENTIFIER.fullmatch(name):
+            raise ToolError(f"invalid argument name: {name!r} is not an identifier")
+
+        def run() -> dict[str, Any]:
+            callers = ws.incoming_calls(name)
+            page = callers[offset:offset + limit]
+            return {"name": name, "total": len(callers), "calls": sum(len(c.calls) for c in callers),
+                    "callers": [shared.caller_json(c, file_lines(root / c.path) or []) for c in page],
+                    "nextOffset": _page(offset, len(page), offset + len(page) < len(callers))}
 
         return {**await anyio.to_thread.run_sync(run), **_indexing_note()}
 

@@ -41,7 +41,7 @@ from .name_index import (
     NameArrays,
     NameIndex,
     Scored,
-    innermost,
+    holding,
     is_subsequence,
     line_starts,
     path_rank,
@@ -280,19 +280,22 @@ class FrozenSymbols:
         epath = self._path
         return [self.hit(e) for e in range(self._ns[i], self._ns[i + 1]) if epath[e] in ids] if ids else []
 
-    def enclosing(self, path: str, line: int) -> str | None:
-        """The qualified name of the innermost symbol of ``path`` whose range holds ``line``
-        ("" if none; None if the snapshot does not hold the file)."""
+    def holds(self, path: str) -> bool:
+        """Whether the snapshot serves the symbols of ``path``."""
         pid = self._ids().get(path)
-        if pid is None or pid in self._dead:
+        return pid is not None and pid not in self._dead
+
+    def enclosing(self, path: str, line: int, kinds: AbstractSet[str] | None = None) -> Symbol | None:
+        """The innermost symbol of ``path`` (of one of ``kinds``) whose range holds ``line``."""
+        if not self.holds(path):
             return None
+        pid = self._ids()[path]
         entries = self._path_order[self._path_starts[pid]:self._path_starts[pid + 1]]
-        i = innermost(self._arrays["entry_ranges"][entries], line)
-        if i is None:
-            return ""
-        e = int(entries[i])
-        name, container = self._originals[self._orig[e]], self._containers[self._cont[e]]
-        return f"{container}.{name}" if container else name
+        for i in holding(self._arrays["entry_ranges"][entries], line).tolist():
+            sym = self.hit(int(entries[i]))[1]
+            if kinds is None or sym.kind in kinds:
+                return sym
+        return None
 
     def top(self, limit: int) -> list[Scored]:
         """The ``limit`` best-ranked entries, keyed (rank, path, line, column)."""

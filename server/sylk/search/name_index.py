@@ -225,16 +225,14 @@ def is_subsequence(query: str, text: str) -> bool:
     return all(ch in it for ch in query)
 
 
-def innermost(ranges: np.ndarray, line: int) -> int | None:
-    """Of ``ranges`` (rows starting ``start line, start column, end line``), the row of the
-    innermost one holding ``line``: the latest start, then the shortest; None if none does."""
+def holding(ranges: np.ndarray, line: int) -> np.ndarray:
+    """Of ``ranges`` (rows starting ``start line, start column, end line``), the rows holding
+    ``line``, innermost first: the latest start, then the shortest."""
     if not len(ranges):
-        return None
+        return np.zeros(0, np.int64)
     holds = np.flatnonzero((ranges[:, 0] <= line) & (line <= ranges[:, 2]))
-    if not len(holds):
-        return None
     r = ranges[holds]
-    return int(holds[np.lexsort((r[:, 2] - r[:, 0], -r[:, 0]))[0]])
+    return holds[np.lexsort((r[:, 2] - r[:, 0], -r[:, 0]))]
 
 
 def path_rank(path: str) -> int:

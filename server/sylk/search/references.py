@@ -226,5 +226,5 @@ def shown(found: References, refs: Sequence[Reference], symbols: SymbolTable, ro
     for r in refs:
         lines = file_lines(root / r.path) or []
         text = lines[r.line].rstrip("\r\n") if r.line < len(lines) else ""
-        out.append(Shown(r, symbols.enclosing(r.path, r.line), text, found.is_declaration(r)))
+        out.append(Shown(r, symbols.scope(r.path, r.line), text, found.is_declaration(r)))
     return out

@@ -29,7 +29,7 @@ import numpy as np
 from ..ingest.symbols import Symbol
 from .frozen_symbols import FrozenSymbols
 from .live_symbols import LiveSymbols
-from .name_index import TIER_EXACT, TIER_SUBSEQUENCE, NameIndex, Scored, innermost
+from .name_index import TIER_EXACT, TIER_SUBSEQUENCE, NameIndex, Scored, holding
 
 
 @attrs.frozen(slots=True)
@@ -154,15 +154,20 @@ class SymbolTable:
         found = live.named_in(q, paths) + (base.named_in(q, paths) if base is not None else [])
         return [SymbolHit(path, sym, TIER_EXACT) for path, sym in found]
 
-    def enclosing(self, path: str, line: int) -> str:
-        """The qualified name (``Class.method``) of the innermost symbol of ``path`` whose
-        range holds ``line`` (0-based), "" when none does: where a cursor is."""
+    def enclosing(self, path: str, line: int, kinds: AbstractSet[str] | None = None) -> Symbol | None:
+        """The innermost symbol of ``path`` (of one of ``kinds``) whose range holds ``line``
+        (0-based), None when none does: where a cursor or an occurrence is."""
         with self._lock:
             base, live = self._base, self._live.symbols_of(path)
         if live is None:
-            return (base.enclosing(path, line) if base is not None else None) or ""
-        i = innermost(np.array([s.range for s in live], dtype=np.int64).reshape(-1, 4), line)
-        return live[i].qualified_name if i is not None else ""
+            return base.enclosing(path, line, kinds) if base is not None else None
+        ranges = np.array([s.range for s in live], dtype=np.int64).reshape(-1, 4)
+        return next((live[i] for i in holding(ranges, line).tolist() if kinds is None or live[i].kind in kinds), None)
+
+    def scope(self, path: str, line: int) -> str:
+        """``enclosing``'s qualified name (``Class.method``), "" when none."""
+        sym = self.enclosing(path, line)
+        return sym.qualified_name if sym is not None else ""
 
     def _indexes(self) -> list[NameIndex]:
         """The search structures of both layers, the live one brought up to date."""
