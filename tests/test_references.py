@@ -225,6 +225,34 @@ async def test_references_over_stdio(refs_root: Path, _isolated_index: Path):
         await client.stop()
 
 
+async def test_sylk_references_answers_every_language_with_context(refs_root: Path, _isolated_index: Path):
+    """``sylk/references`` (what :SylkRefs asks) answers in Python too, by name or at a
+    position, with each occurrence's symbol and text; bad params get an error."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    client = await start_lsp(refs_root, _isolated_index, "neovim", NO_EMBED)
+    try:
+        await wait_for_progress_end(client)
+        by_name = await client.protocol.send_request_async("sylk/references", {"name": "get_user"})
+        assert by_name.total == 4 and not by_name.truncated
+        first = by_name.references[0]
+        assert (first.path, first.range.start.line, first.range.start.character, first.symbol) == (
+            "app/users.py", 0, 19, "")
+        assert "comment" in tuple(first) and first.uri == uri(refs_root / "app/users.py")  # its "in" field
+        at = await client.protocol.send_request_async("sylk/references", {
+            "textDocument": {"uri": uri(refs_root / "app/caller.py")}, "position": {"line": 2, "character": 9},
+            "codeOnly": True, "includeDeclaration": False, "limit": 2})
+        assert at.name == "get" and at.truncated and len(at.references) == 2
+        assert at.references[0].path == "app/caller.py"  # the asking file first
+        assert all("code" in tuple(r) and not r.declaration for r in at.references)
+        for bad in ({"name": "a b"}, {"name": "x", "limit": 0}, {"position": {"line": 0}}, []):
+            with pytest.raises(JsonRpcInvalidParams):
+                await client.protocol.send_request_async("sylk/references", bad)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
 async def test_references_off_is_not_registered(refs_root: Path, _isolated_index: Path):
     answers: list = []
     client = await start_lsp(refs_root, _isolated_index, "neovim", {**NO_EMBED, "navigation": {"references": False}},

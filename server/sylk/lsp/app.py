@@ -141,6 +141,7 @@ def create_server() -> SylkServer:
     search.setup(server)
     hover.setup(server)
     documents.setup(server)
+    navigation.setup_described(server)
     return server
 
 

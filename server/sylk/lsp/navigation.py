@@ -2,8 +2,11 @@
 (search/references.py) from the index: each registered when its setting
 (``navigation.definition``, ``navigation.references``) is on in some folder. Files of
 the languages in ``navigation.skipLanguages`` (those whose own language server most
-editors run) get an empty answer, which adds nothing beside that server's."""
+editors run) get an empty answer, which adds nothing beside that server's.
 
+``sylk/references`` (always registered) answers for every language, as ``sylk refs``
+does: the occurrences of a ``name`` (or of the identifier at a ``textDocument`` and
+``position``), each with its URI, range, enclosing symbol and line text (``:SylkRefs``)."""
 from __future__ import annotations
 
 import asyncio
@@ -12,15 +15,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
+from .. import wire as shared
 from ..config import NavigationSettings
 from ..errors import IndexClosed
+from ..ingest.occurrences import IDENTIFIER
 from ..languages import language_for_path
 from ..search import definitions as defs
+from ..search import references
+from ..search.references import Reference, References
 from . import convert, texts, uris
 from .handlers import feature
 
+REFERENCES = "sylk/references"
+
 if TYPE_CHECKING:
+    from ..engine.workspace import Workspace
+    from .folders import Folder
     from .server import SylkServer
 
 
@@ -64,25 +76,78 @@ def cursor_for(ls: SylkServer, uri: str, position: types.Position,
     return cursor, language
 
 
-def _references(ls: SylkServer, uri: str, name: str, include_declaration: bool) -> list[types.Location]:
+def _references(ls: SylkServer, uri: str | None, name: str, include_declaration: bool,
+                comments_and_strings: bool | None = None,
+                limit: int | None = None) -> list[tuple[Folder, Workspace, References]]:
     """The occurrences of ``name`` in every folder, those of the folder holding ``uri``
-    first (that file leading), each folder's answer cut at its ``references.limit``."""
-    found = ls.folder_for(uri)
-    out: list[types.Location] = []
+    first (that file leading), each folder's answer cut at ``limit`` (its
+    ``references.limit`` unless given; a cut answer is logged)."""
+    found = ls.folder_for(uri) if uri else None
+    out = []
     engines = sorted(ls.engines(), key=lambda fe: found is None or fe[0] is not found[0])
     for folder, engine in engines:
         first = found[1] if found is not None and found[0] is folder else None
         try:
-            answer = engine.find_references(name, include_declaration=include_declaration, first=first)
+            answer = engine.find_references(name, include_declaration=include_declaration, first=first,
+                                            comments_and_strings=comments_and_strings, limit=limit)
         except IndexClosed:  # cleared or rebuilt on the way
             continue
         if answer.truncated:
             ls.log(f"references of {name!r} in {folder.root}: the first {len(answer.references)} of "
                    f"{answer.total} (references.limit)", types.MessageType.Warning)
-        out.extend(types.Location(uri=uris.path_uri(folder.root, r.path),
-                                  range=types.Range(types.Position(r.line, r.column), types.Position(r.line, r.end)))
-                   for r in answer.references)
+        out.append((folder, engine, answer))
     return out
+
+
+def _range(r: Reference) -> types.Range:
+    return types.Range(types.Position(r.line, r.column), types.Position(r.line, r.end))
+
+
+def _locations(ls: SylkServer, uri: str, name: str, include_declaration: bool) -> list[types.Location]:
+    return [types.Location(uri=uris.path_uri(folder.root, r.path), range=_range(r))
+            for folder, _engine, answer in _references(ls, uri, name, include_declaration)
+            for r in answer.references]
+
+
+def _described(ls: SylkServer, uri: str | None, name: str, include_declaration: bool, code_only: bool,
+               limit: int | None) -> dict[str, Any]:
+    """The answer of ``sylk/references``: each occurrence with its URI, range, enclosing
+    symbol and line text (``wire.reference_json``)."""
+    rows: list[dict[str, Any]] = []
+    total = 0
+    for folder, engine, answer in _references(ls, uri, name, include_declaration,
+                                              False if code_only else None, limit):
+        total += answer.total
+        for s in references.shown(answer, answer.references, engine.table, folder.root):
+            r = s.reference
+            rows.append({**shared.reference_json(s), "uri": uris.path_uri(folder.root, r.path),
+                         "range": convert.range_json(r.line, r.column, r.line, r.end)})
+    return {"name": name, "total": total, "truncated": total > len(rows), "references": rows}
+
+
+def _reference_params(ls: SylkServer, raw: Any) -> tuple[str | None, str, bool, bool, int | None]:
+    """(uri, name, includeDeclaration, codeOnly, limit) of ``sylk/references`` params: a
+    ``name``, or a ``textDocument`` and ``position`` (the identifier there)."""
+    if not isinstance(raw, dict):
+        raise JsonRpcInvalidParams("params: expected an object with a name, or a textDocument and a position")
+    include, code_only, limit = raw.get("includeDeclaration", True), raw.get("codeOnly", False), raw.get("limit")
+    if not isinstance(include, bool) or not isinstance(code_only, bool):
+        raise JsonRpcInvalidParams("includeDeclaration and codeOnly: expected true or false")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise JsonRpcInvalidParams(f"limit: expected a positive integer, got {limit!r}")
+    doc, position = raw.get("textDocument"), raw.get("position")
+    uri = doc.get("uri") if isinstance(doc, dict) else None
+    name = raw.get("name")
+    if name is not None:
+        if not isinstance(name, str) or not IDENTIFIER.fullmatch(name.strip()):
+            raise JsonRpcInvalidParams(f"name: expected an identifier, got {name!r}")
+        return uri if isinstance(uri, str) else None, name.strip(), include, code_only, limit
+    if not isinstance(uri, str) or not isinstance(position, dict) or not isinstance(position.get("line"), int) \
+            or not isinstance(position.get("character"), int):
+        raise JsonRpcInvalidParams("expected a name, or a textDocument {uri} and a position {line, character}")
+    line = texts.line_of(ls, uri, position["line"])
+    cursor = defs.cursor_at(line, position["character"]) if line is not None else None
+    return uri, cursor.name if cursor is not None else "", include, code_only, limit
 
 
 def setup_references(server: SylkServer) -> None:
@@ -93,8 +158,19 @@ def setup_references(server: SylkServer) -> None:
         if at is None:
             return []
         include = params.context.include_declaration if params.context is not None else True
-        return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, _references, ls, uri,
+        return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, _locations, ls, uri,
                                                                 at[0].name, include)
+
+
+def setup_described(server: SylkServer) -> None:
+    # pygls resolves the annotations of custom handlers at run time: keep them to builtins
+    @feature(server, "navigation", REFERENCES)
+    async def sylk_references(ls: Any, params: Any) -> Any:
+        uri, name, include, code_only, limit = _reference_params(ls, convert.params_dict(params))
+        if not name or not ls.engines():
+            return {"name": name, "total": 0, "truncated": False, "references": []}
+        return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, _described, ls, uri, name,
+                                                                include, code_only, limit)
 
 
 def setup(server: SylkServer) -> None:
