@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -128,6 +129,19 @@ def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_ind
     assert lines[0] == f"commit {sha}" and lines[1] == "Author: Ann Lee"
     assert "Initial import of the services" in lines and "app/http.py" in lines
     assert report["commit_modifiable"] is False
+
+    # :SylkRefs max_attempts: every whole-word occurrence, in the quickfix list, with the
+    # symbol around it; :SylkRefs! user_id leaves out the one in a docstring
+    assert report["refs_title"] == "Sylk refs: max_attempts"
+    http = (workspace / "app" / "http.py").read_text().splitlines()
+    want = [(f"{ws}/app/http.py", n + 1, m.start() + 1) for n, line in enumerate(http)
+            for m in re.finditer(r"\bmax_attempts\b", line)]
+    assert [(e["file"], e["lnum"], e["col"]) for e in report["refs"]] == want
+    assert report["refs"][0]["text"] == "HttpRetryPolicy.__init__: " + " ".join(http[want[0][1] - 1].split())
+    repo = (workspace / "app" / "repository.py").read_text().splitlines()
+    in_code = [(n + 1, m.start() + 1) for n, line in enumerate(repo) for m in re.finditer(r"\buser_id\b", line)
+               if '"""' not in line]
+    assert [(e["lnum"], e["col"]) for e in report["code_refs"]] == in_code and len(in_code) == 2
 
     # workspace/symbol: the raw locations (0-based, UTF-16) ...
     symbols = report["symbols"]

@@ -77,12 +77,26 @@ local function run()
     out.quickfix_open = vim.bo.buftype == "quickfix"
     vim.cmd("wincmd p")
 
+    -- :SylkRefs fills the quickfix list with every occurrence of a name (from the index),
+    -- the asking file's first; with ! only those in code
+    local refd = false
+    vim.api.nvim_create_autocmd("User", { pattern = "SylkRefsDone", callback = function() refd = true end })
+    vim.cmd("SylkRefs max_attempts")
+    wait(30000, ":SylkRefs", function() return refd end)
+    out.refs_title, out.refs = qf_entries()
+    vim.cmd("wincmd p")
+    refd = false
+    vim.cmd("SylkRefs! user_id")
+    wait(30000, ":SylkRefs!", function() return refd end)
+    out.code_refs_title, out.code_refs = qf_entries()
+    vim.cmd("wincmd p")
+
     -- workspace/symbol: the raw locations, and the standard vim.lsp.buf.workspace_symbol()
     local r = compat.request_sync(client, "workspace/symbol", { query = "hrp" }, 10000, buf)
     out.symbols = r and r.result
     vim.lsp.buf.workspace_symbol("hrp")
     wait(10000, "vim.lsp.buf.workspace_symbol()", function()
-      return vim.fn.getqflist({ title = 1 }).title ~= out.search_title
+      return vim.fn.getqflist({ title = 1 }).title ~= out.code_refs_title
     end)
     out.symbol_title, out.symbol_list = qf_entries()
     vim.cmd("wincmd p")

@@ -92,6 +92,36 @@ function M.qf_items(result)
   return items
 end
 
+--- One quickfix item per occurrence of `sylk/references`: the file, the line, the byte
+--- column of the name (the server's columns are UTF-16), and "Symbol: the line's text"
+--- ("[def]" marks a definition's own name).
+function M.ref_item(ref)
+  local text = present(ref.text) and ref.text or ""
+  local ok, col = pcall(vim.str_byteindex, text, ref.range.start.character, true)
+  local label = trim(text):gsub("%s+", " ")
+  if present(ref.symbol) and ref.symbol ~= "" then
+    label = ref.symbol .. ": " .. label
+  end
+  if ref.declaration == true then
+    label = "[def] " .. label
+  end
+  return {
+    filename = vim.uri_to_fname(ref.uri),
+    lnum = ref.range.start.line + 1,
+    col = (ok and col or ref.range.start.character) + 1,
+    text = label,
+    user_data = ref,
+  }
+end
+
+function M.ref_items(result)
+  local items = {}
+  for _, ref in ipairs(result.references or {}) do
+    table.insert(items, M.ref_item(ref))
+  end
+  return items
+end
+
 --- The quickfix title of a search.
 function M.title(query)
   return "Sylk: " .. query

@@ -1,5 +1,5 @@
 -- Sylk for Neovim: starts `sylk serve --stdio` for each buffer's project root and
--- adds :SylkSearch, :SylkStatus and :SylkReindex. Workspace symbols and hover are
+-- adds :SylkSearch, :SylkRefs, :SylkStatus and :SylkReindex. Workspace symbols and hover are
 -- the standard LSP ones (vim.lsp.buf.workspace_symbol(), vim.lsp.buf.hover()).
 --
 --   require("sylk").setup({ settings = { embedding = { enabled = false } } })
@@ -314,6 +314,51 @@ function M.search(query, opts)
   end, bufnr)
 end
 
+--- Run `sylk/references` for `name` (default: the word under the cursor) and fill the
+--- quickfix list with every occurrence, the current file's first.
+--- opts: { code_only =, limit =, bufnr = }
+function M.refs(name, opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  name = vim.trim(name or "")
+  if name == "" then
+    name = vim.fn.expand("<cword>")
+  end
+  if name == "" then
+    notify("usage: :SylkRefs[!] [name] (the word under the cursor by default; ! = code only)", vim.log.levels.WARN)
+    return
+  end
+  local client = ready_client(bufnr)
+  if client == nil then
+    return
+  end
+  local params = { name = name, codeOnly = opts.code_only == true, limit = opts.limit }
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  if file ~= "" then
+    params.textDocument = { uri = vim.uri_from_fname(file) }
+  end
+  compat.request(client, "sylk/references", params, function(err, result)
+    if err then
+      notify("references failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      fire("SylkRefsDone", { name = name, error = err.message })
+      return
+    end
+    local items = format.ref_items(result)
+    vim.fn.setqflist({}, " ", { title = "Sylk refs: " .. name, items = items, context = { sylk = { refs = name } } })
+    if #items == 0 then
+      notify("no references to " .. name)
+    else
+      if result.truncated then
+        notify(string.format("the first %d of %d references to %s (references.limit)", #items, result.total, name))
+      end
+      if M.config.search.open then
+        vim.cmd("botright copen")
+      end
+    end
+    fire("SylkRefsDone", { name = name, count = #items })
+  end, bufnr)
+end
+
 --- Fill the buffer of a sylk:// URI (a virtual document or a commit: hits with no file)
 --- with its text from the server (`sylk/documentText`): a read-only scratch buffer.
 --- Asks each running Sylk client (one per root) until one has it.
@@ -408,6 +453,9 @@ local function define_commands()
     end
     M.search(query, opts)
   end, { nargs = "*", bang = true, desc = "Sylk: search the workspace (! = quickfix list even with Telescope)" })
+  vim.api.nvim_create_user_command("SylkRefs", function(args)
+    M.refs(args.args, { code_only = args.bang })
+  end, { nargs = "?", bang = true, desc = "Sylk: every occurrence of a name in the quickfix list (! = code only)" })
   vim.api.nvim_create_user_command("SylkStatus", function()
     M.status()
   end, { desc = "Sylk: show the index status" })
