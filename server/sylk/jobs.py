@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import ctypes
 import logging
 import os
 import sys
@@ -23,6 +22,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from .memory import release_memory
 
 log = logging.getLogger("sylk")
 
@@ -33,29 +34,6 @@ BACKGROUND_NICE = 10
 # background threads (embedding batches, an index run's bookkeeping) hold a request
 # back for up to 5 ms at each hand-over; requests are what the user waits for.
 SWITCH_INTERVAL_S = 0.0005
-
-
-def _malloc_trim() -> Callable[[], None] | None:
-    """glibc's malloc_trim, or None (another C library, or none found)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        trim = ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-    trim.argtypes = [ctypes.c_size_t]
-    return lambda: trim(0)
-
-
-_TRIM = _malloc_trim()
-
-
-def release_memory() -> None:
-    """Give the memory freed by a finished job back to the system. glibc keeps freed
-    heap memory for reuse, in one arena per thread: after an embedding pass the server
-    held 100 MB more than it used (bench/search_latency.py's serving RSS)."""
-    if _TRIM is not None:
-        _TRIM()
 
 
 def lower_priority() -> None:
