@@ -168,6 +168,7 @@ class WorkspaceService:
             self.reporter.end(handle, report.summary() if report else "index not updated")
         if self.engine is not None and not self.cancel.is_set():
             self.start_watching()
+            self.engine.references.warm()  # (the first Find References then answers at once)
             self.embed_soon(announce=True)
         return report
 

@@ -11,8 +11,10 @@ an index run that changed many files (``REBUILD_FILES``), so its live layer stay
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 
+from ..errors import IndexError_
 from ..ingest.occurrences import FileOccurrences, OccurrenceDataError, decode
 from ..memory import release_memory
 from ..search.references import ReferenceTable
@@ -54,6 +56,13 @@ class ReferenceIndex:
                 self._unflushed = {}
                 self._table = table
             return self._table
+
+    def warm(self) -> None:
+        """Build the table now, if it is not built (after an index run, in the background)."""
+        try:
+            self.table  # noqa: B018 - builds it
+        except (IndexError_, sqlite3.Error) as exc:  # closed on the way: built on first use instead
+            log.debug("reference table not built: %s", exc)
 
     def _build(self) -> ReferenceTable:
         rows = self.stores.manifest.occurrence_rows()
