@@ -253,6 +253,48 @@ async def test_sylk_references_answers_every_language_with_context(refs_root: Pa
         await client.stop()
 
 
+async def test_references_follow_an_unsaved_buffer(refs_root: Path, _isolated_index: Path):
+    """A name typed a moment ago (not saved) is found where the buffer has it; closing the
+    buffer without saving brings back the file on disk."""
+    import asyncio
+
+    client = await start_lsp(refs_root, _isolated_index, "visual-studio-code", NO_EMBED)
+    try:
+        await wait_for_progress_end(client)
+        doc = uri(refs_root / "rb/box.rb")
+        text = (refs_root / "rb/box.rb").read_text()
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=doc, language_id="ruby", version=1, text=text)))
+        typed = "typed_here = 1\n" + text + "puts typed_here\n"
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=typed)]))
+        params = types.ReferenceParams(text_document=types.TextDocumentIdentifier(uri=doc),
+                                       position=types.Position(line=0, character=2),
+                                       context=types.ReferenceContext(include_declaration=True))
+
+        async def found(n: int) -> list:
+            while True:
+                got = await client.text_document_references_async(params)
+                if len(got or ()) == n:
+                    return got
+                await asyncio.sleep(0.05)
+        got = await asyncio.wait_for(found(2), 30)
+        assert [(g.uri, g.range.start.line, g.range.start.character) for g in got] == [
+            (doc, 0, 0), (doc, len(typed.split("\n")) - 2, 5)]
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=doc)))
+        by_name = {"name": "typed_here"}
+
+        async def gone() -> None:
+            while (await client.protocol.send_request_async("sylk/references", by_name)).total:
+                await asyncio.sleep(0.05)
+        await asyncio.wait_for(gone(), 30)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
 async def test_references_off_is_not_registered(refs_root: Path, _isolated_index: Path):
     answers: list = []
     client = await start_lsp(refs_root, _isolated_index, "neovim", {**NO_EMBED, "navigation": {"references": False}},
@@ -299,3 +341,24 @@ async def test_mcp_find_references(refs_root: Path, _isolated_index: Path):
         assert [(r["line"], r["symbol"], r["call"]) for r in ruby["references"]] == [
             (2, "Box.get", False), (6, "", True)]
         assert "name" in await call_error(s, "find_references", name="x y")
+
+
+def test_a_damaged_row_costs_only_its_file(ws: Workspace, refs_root: Path, tmp_path: Path, caplog):
+    import sqlite3
+
+    before = {r.path for r in ws.find_references("get").references}
+    ws.close()
+    db = sqlite3.connect(tmp_path / "index" / "manifest.sqlite3")
+    with db:
+        db.execute("UPDATE occurrences SET data = x'01020304' WHERE path = 'app/caller.py'")
+    db.close()
+    again = Workspace(refs_root, Settings(index_dir=str(tmp_path / "index")))
+    try:
+        assert {r.path for r in again.find_references("get").references} == before - {"app/caller.py"}
+        assert "app/caller.py" in caplog.text and "not used" in caplog.text
+        # the next index run of that file writes it again
+        (refs_root / "app/caller.py").write_text("from app.users import get\nget(1)\n", encoding="utf-8")
+        again.index()
+        assert "app/caller.py" in {r.path for r in again.find_references("get").references}
+    finally:
+        again.close()
