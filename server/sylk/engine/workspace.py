@@ -286,7 +286,7 @@ class Workspace:
             return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit)
 
     def find_references(self, name: str, *, include_declaration: bool = True, limit: int | None = None,
-                        first: str | None = None, paths: AbstractSet[str] | None = None,
+                        first: str | None = None, paths: AbstractSet[str] | Callable[[str], bool] | None = None,
                         comments_and_strings: bool | None = None) -> References:
         """Every occurrence of the identifier ``name`` (search.references.find), as the
         ``references`` settings say unless told: at most ``limit``, in comments and strings."""

@@ -373,13 +373,13 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
             raise ToolError(f"invalid argument path: {exc}") from None
 
         def run() -> dict[str, Any]:
-            found = ws.find_references(name, include_declaration=include_declarations, limit=None,
-                                       comments_and_strings=not code_only)
-            refs = [r for r in found.references if paths is None or paths.match_file(r.path)]
-            page = refs[offset:offset + limit]
-            return {"name": name, "total": len(refs),
+            found = ws.find_references(name, include_declaration=include_declarations, limit=offset + limit,
+                                       comments_and_strings=not code_only,
+                                       paths=paths.match_file if paths is not None else None)
+            page = found.references[offset:]
+            return {"name": name, "total": found.total,
                     "references": [shared.reference_json(s) for s in references.shown(found, page, ws.table, root)],
-                    "nextOffset": _page(offset, len(page), offset + len(page) < len(refs))}
+                    "nextOffset": _page(offset, len(page), offset + len(page) < found.total)}
 
         return {**await anyio.to_thread.run_sync(run), **_indexing_note()}
 

@@ -11,7 +11,7 @@ A lookup is a slice of the base's arrays plus the live files holding the word.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
@@ -243,13 +243,15 @@ class References:
 
 
 def find(table: ReferenceTable, symbols: SymbolTable, name: str, *, include_declaration: bool = True,
-         comments_and_strings: bool = True, limit: int | None = None, paths: AbstractSet[str] | None = None,
-         first: str | None = None) -> References:
+         comments_and_strings: bool = True, limit: int | None = None,
+         paths: AbstractSet[str] | Callable[[str], bool] | None = None, first: str | None = None) -> References:
     """The occurrences of ``name``: without the definitions' names (``symbols``) unless
     ``include_declaration``, without those in comments and strings unless
-    ``comments_and_strings``, only in ``paths`` when given; the file ``first`` leads (where
-    the cursor is), then by path; at most ``limit``."""
+    ``comments_and_strings``, only in ``paths`` when given (a set, or a test of a path);
+    the file ``first`` leads (where the cursor is), then by path; at most ``limit``."""
     rows = table.rows(name)
+    if callable(paths):
+        paths = {p for p in rows.paths() if paths(p)}
     rows.keep(code_only=not comments_and_strings, paths=paths)
     files = rows.paths() if len(rows) else set()
     declared = frozenset((h.path, h.symbol.selection[0], h.symbol.selection[1])
