@@ -362,3 +362,20 @@ def test_a_damaged_row_costs_only_its_file(ws: Workspace, refs_root: Path, tmp_p
         assert "app/caller.py" in {r.path for r in again.find_references("get").references}
     finally:
         again.close()
+
+
+def test_a_reader_follows_the_writers_runs(ws: Workspace, refs_root: Path, tmp_path: Path):
+    """A second process on the same index (read-only) reads again only the files the
+    writer's run changed, and answers as the writer does."""
+    reader = Workspace(refs_root, Settings(index_dir=str(tmp_path / "index")), writable=False)
+    try:
+        assert not reader.find_references("followed_name").references
+        before = reader.find_references("get").total
+        (refs_root / "data/words.txt").write_text("followed_name get\n", encoding="utf-8")
+        ws.reindex_paths(["data/words.txt"])
+        assert reader.follow_writer()
+        assert [(r.path, r.line) for r in reader.find_references("followed_name").references] == [
+            ("data/words.txt", 0)]
+        assert reader.find_references("get").total == before - 3 == ws.find_references("get").total
+    finally:
+        reader.close()

@@ -38,6 +38,7 @@ class ReferenceIndex:
         # reads the manifest and then these, so it misses nothing.
         self._unflushed: dict[str, bytes | None] = {}
         self._changed = 0
+        self._stamps: dict[str, str] = {}  # the manifest's stamp of each file the table was built from
 
     @property
     def loaded(self) -> bool:
@@ -65,6 +66,7 @@ class ReferenceIndex:
             log.debug("reference table not built: %s", exc)
 
     def _build(self) -> ReferenceTable:
+        self._stamps = self.stores.manifest.file_stamps()  # (before the rows: a later change is seen)
         rows = self.stores.manifest.occurrence_rows()
         try:
             table = ReferenceTable(rows)
@@ -121,10 +123,25 @@ class ReferenceIndex:
             self._table = self._build()
 
     def reload(self) -> None:
-        """Everything again from the manifest (another process's run was followed)."""
-        if self._table is not None:
-            with self._lock:
+        """Another process's run was followed: the files whose rows it wrote are read again
+        (everything, when that is many)."""
+        if self._table is None:
+            return
+        with self._lock:
+            table = self._table
+            if table is None:
+                return
+            stamps = self.stores.manifest.file_stamps()
+            changed = [p for p, stamp in stamps.items() if self._stamps.get(p) != stamp]
+            gone = [p for p in self._stamps if p not in stamps]
+            if len(changed) + len(gone) > max(REBUILD_FILES, len(table) // 10):
                 self._table = self._build()
+                return
+            self._stamps = stamps
+            fresh = dict(self.stores.manifest.occurrence_rows(changed)) if changed else {}
+            for rel in [*changed, *gone]:
+                if rel not in self._unsaved:
+                    _apply(table, rel, fresh.get(rel))
 
     def drop(self) -> None:
         """Forget the table (the stores started over); it is built again on next use."""

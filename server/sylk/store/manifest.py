@@ -345,6 +345,11 @@ class Manifest(Annotations):
         with self._lock:
             return dict(self._db.execute(f"SELECT path, {self._STAMP} FROM files WHERE symbols > 0"))
 
+    def file_stamps(self) -> dict[str, str]:
+        """The stamp of every file: what a reader's reference table compares."""
+        with self._lock:
+            return dict(self._db.execute(f"SELECT path, {self._STAMP} FROM files"))
+
     def symbol_rows(self, paths: Sequence[str] | None = None) -> list[FileSymbolData]:
         """The symbols of every file with symbols, or of those among ``paths``."""
         select = f"SELECT path, {self._STAMP}, symbol_data FROM files WHERE symbols > 0"
