@@ -78,13 +78,13 @@ def check_python() -> Check:
 
 
 def check_grammars() -> Check:
-    from ..ingest.grammars import tags_query
+    from ..ingest.grammars import file_query
     from ..languages import SPECS
 
     broken = []
     for spec in SPECS:
         try:
-            tags_query(spec.name)  # loads the grammar wheel and compiles Sylk's query
+            file_query(spec.name)  # loads the grammar wheel and compiles Sylk's queries (tags, refs)
         except Exception as exc:  # noqa: BLE001
             broken.append((spec, f"{type(exc).__name__}: {exc}"))
     if broken:
@@ -93,7 +93,7 @@ def check_grammars() -> Check:
                      "; ".join(f"{spec.name}: {why}" for spec, why in broken),
                      fix=f"pip install --force-reinstall {' '.join(wheels)}")
     names = ", ".join(spec.name for spec in SPECS)
-    return Check("grammars", True, f"{len(SPECS)} languages load with their tags queries ({names})")
+    return Check("grammars", True, f"{len(SPECS)} languages load with their tags and refs queries ({names})")
 
 
 def check_model(settings: config.Settings) -> Check:
