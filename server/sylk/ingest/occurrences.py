@@ -63,7 +63,7 @@ class FileOccurrences:
     @property
     def words(self) -> tuple[str, ...]:
         if self._words is None:
-            self._words = tuple(self._vocab.decode("utf-8", "surrogatepass").split("\n")) if self._vocab else ()
+            self._words = tuple(self._vocab.decode("utf-8", "replace").split("\n")) if self._vocab else ()
         return self._words
 
     def of(self, word: str) -> list[Occurrence]:
@@ -116,14 +116,27 @@ def extract(data: bytes, marks: Marks | None = None) -> bytes:
         before = np.concatenate(([0], np.cumsum(units)))
         columns = before[starts] - before[line_starts]
     flags = marks.flags(starts) if marks is not None else np.zeros(len(starts), np.uint8)
-    # Words told apart by a hash of their bytes (numpy), not as a Python object each:
-    # the distinct words are sliced once.
-    hashes, first, ids = np.unique(_hash(raw, starts, ends), return_index=True, return_inverse=True)
-    words = [data[a:b].decode("utf-8", "surrogateescape")
-             for a, b in zip(starts[first].tolist(), ends[first].tolist(), strict=True)]
-    order = np.argsort(ids, kind="stable")
-    counts = np.bincount(ids, minlength=len(words))
-    return _pack(words, hashes, counts, lines[order], columns[order], flags[order])
+    # Words told apart by a hash of their bytes (numpy), not as a Python object each: one
+    # sort groups the occurrences by word (in file order within one), and the distinct
+    # words' bytes are gathered from their first occurrences.
+    h = _hash(raw, starts, ends)
+    order = np.argsort(h, kind="stable")
+    grouped = h[order]
+    group = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+    counts = np.diff(np.append(group, grouped.size))
+    first = order[group]
+    return _pack(_joined(raw, starts[first], ends[first]), grouped[group], counts, lines[order], columns[order],
+                 flags[order])
+
+
+def _joined(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
+    """The byte ranges ``starts[i]:ends[i]`` of ``raw`` joined by newlines (gathered at once)."""
+    sizes = ends - starts + 1  # (each with the newline after it)
+    total = int(sizes.sum())
+    at = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(total)
+    out = raw[np.minimum(at, raw.size - 1)]
+    out[np.cumsum(sizes) - 1] = 10
+    return out[:-1].tobytes()
 
 
 _WORD_BYTE = np.zeros(256, bool)
@@ -229,17 +242,17 @@ def _inside(starts: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
     return (i >= 0) & (starts < reach[np.maximum(i, 0)])
 
 
-def _pack(words: Sequence[str], hashes: np.ndarray, counts: np.ndarray, lines: np.ndarray, columns: np.ndarray,
+def _pack(vocab: bytes, hashes: np.ndarray, counts: np.ndarray, lines: np.ndarray, columns: np.ndarray,
           flags: np.ndarray) -> bytes:
-    vocab = "\n".join(words).encode("utf-8", "surrogatepass")
+    """``vocab``: the distinct words' UTF-8 joined by newlines, in the order of ``hashes``."""
     wide_lines = bool(lines.size) and int(lines.max()) > 0xFFFF
     wide_columns = bool(columns.size) and int(columns.max()) > 0xFFFF
-    head = _HEADER.pack(_FORMAT, len(words), len(lines), len(vocab), wide_lines, wide_columns)
-    body = b"".join((vocab, hashes.astype(np.uint64).tobytes(), counts.astype(np.uint32).tobytes(),
+    head = _HEADER.pack(_FORMAT, len(hashes), len(lines), len(vocab), wide_lines, wide_columns)
+    body = b"".join((vocab, counts.astype(np.uint32).tobytes(),
                      lines.astype(np.uint32 if wide_lines else np.uint16).tobytes(),
                      columns.astype(np.uint32 if wide_columns else np.uint16).tobytes(),
                      flags.astype(np.uint8).tobytes()))
-    return head + zlib.compress(body, 1)
+    return head + zlib.compress(body, 1)  # (the hashes are made again from the words: ``decode``)
 
 
 class OccurrenceDataError(ValueError):
@@ -256,17 +269,22 @@ def decode(blob: bytes) -> FileOccurrences:
         raise OccurrenceDataError(f"damaged occurrence data: {exc}") from None
     line_type = np.uint32 if wide_lines else np.uint16
     column_type = np.uint32 if wide_columns else np.uint16
-    sizes = (vocab_len, 8 * n_words, 4 * n_words, np.dtype(line_type).itemsize * n_occ,
+    sizes = (vocab_len, 4 * n_words, np.dtype(line_type).itemsize * n_occ,
              np.dtype(column_type).itemsize * n_occ, n_occ)
     if len(body) != sum(sizes):
         raise OccurrenceDataError(f"damaged occurrence data: {len(body)} bytes, expected {sum(sizes)}")
     at = np.cumsum((0,) + sizes)
-    return FileOccurrences(body[:vocab_len] if n_words else b"",
-                           np.frombuffer(body, np.uint64, n_words, int(at[1])),
-                           np.frombuffer(body, np.uint32, n_words, int(at[2])),
-                           np.frombuffer(body, line_type, n_occ, int(at[3])),
-                           np.frombuffer(body, column_type, n_occ, int(at[4])),
-                           np.frombuffer(body, np.uint8, n_occ, int(at[5])))
+    vocab = body[:vocab_len] if n_words else b""
+    raw = np.frombuffer(vocab, np.uint8)
+    ends = np.append(np.flatnonzero(raw == 10), raw.size) if n_words else np.zeros(0, np.int64)
+    hashes = _hash(raw, np.concatenate(([0], ends[:-1] + 1)) if n_words else ends, ends)
+    if hashes.size != n_words or (n_words > 1 and not bool(np.all(hashes[1:] > hashes[:-1]))):
+        raise OccurrenceDataError("damaged occurrence data: its words do not match their order")
+    return FileOccurrences(vocab, hashes,
+                           np.frombuffer(body, np.uint32, n_words, int(at[1])),
+                           np.frombuffer(body, line_type, n_occ, int(at[2])),
+                           np.frombuffer(body, column_type, n_occ, int(at[3])),
+                           np.frombuffer(body, np.uint8, n_occ, int(at[4])))
 
 
 def word_hash(word: str) -> int:
@@ -276,4 +294,4 @@ def word_hash(word: str) -> int:
     return int(_hash(raw, np.zeros(1, np.int64), np.full(1, len(data), np.int64))[0])
 
 
-EMPTY = _pack((), *(np.zeros(0, np.uint32),) * 5)
+EMPTY = _pack(b"", *(np.zeros(0, np.uint32),) * 5)
