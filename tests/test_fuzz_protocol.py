@@ -31,6 +31,8 @@ def templates(doc: str) -> dict[str, Any]:
     that is not on disk, so an edit never hides the symbols the final check looks for."""
     text_doc = {"uri": doc}
     position = {"line": 0, "character": 4}
+    span = {"start": position, "end": {"line": 1, "character": 8}}
+    item = {"name": "hello", "kind": 12, "uri": doc, "range": span, "selectionRange": span}
     return {
         "workspace/symbol": {"query": "hello"},
         "textDocument/documentSymbol": {"textDocument": text_doc},
@@ -45,6 +47,14 @@ def templates(doc: str) -> dict[str, Any]:
                                "tags": ["x"]},
         "sylk/removeDocument": {"id": "note-1"},
         "sylk/documentText": {"uri": "sylk://document/note-1"},
+        "sylk/references": {"name": "hello", "textDocument": text_doc, "includeDeclaration": True,
+                            "codeOnly": False, "limit": 5},
+        "textDocument/definition": {"textDocument": text_doc, "position": position},
+        "textDocument/references": {"textDocument": text_doc, "position": position,
+                                    "context": {"includeDeclaration": False}},
+        "textDocument/prepareCallHierarchy": {"textDocument": text_doc, "position": position},
+        "callHierarchy/incomingCalls": {"item": item},
+        "callHierarchy/outgoingCalls": {"item": item},
         "textDocument/didOpen": {"textDocument": {"uri": doc, "languageId": "python", "version": 1,
                                                   "text": "def fuzzed():\n    pass\n"}},
         "textDocument/didChange": {"textDocument": {"uri": doc, "version": 2},
