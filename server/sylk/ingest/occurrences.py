@@ -1,5 +1,5 @@
 """Every identifier in a file with where it is: what Find References and the call
-hierarchy answer from (``engine.references``).
+hierarchy answer from (``search.references``, ``engine.reference_index``).
 
 An occurrence is a maximal run of word characters that does not start with a digit,
 the same runs ``rg -w`` takes for a whole word: ``get`` is found in ``x.get(`` and
@@ -8,9 +8,9 @@ UTF-16 column and flags from the file's tree-sitter tree (``queries/refs``, matc
 the same walk as the tags query: ``symbols.extract_marked``): inside a comment, inside a
 string, the name a call calls.
 
-A file's occurrences travel and are stored as one blob (``encode``): the distinct words,
-then per word its occurrences' lines, columns and flags, in arrays. Runs in parser
-workers, so it imports little.
+A file's occurrences travel and are stored as one blob (``extract``; ``decode`` reads
+it): the distinct words, then per word its occurrences' lines, columns and flags, in
+arrays. Runs in parser workers, so it imports little.
 """
 
 from __future__ import annotations
@@ -178,31 +178,29 @@ def _split_unicode(data: bytes, starts: np.ndarray, ends: np.ndarray,
     return starts[order], ends[order]
 
 
-# A polynomial hash of each run's bytes, modulo 2**64, from prefix sums: (sum of byte *
-# P**i over the run) / P**start. Powers are kept for the longest file seen so far. Words
-# are told apart by it everywhere (two identifiers with one hash would share their
-# occurrences: about one chance in 10**9 for a workspace of 200,000 distinct names).
+# A polynomial hash of each run's bytes modulo 2**64 (sum of byte * P**k, k its offset in
+# the run), over all runs at once. Words are told apart by it everywhere (two identifiers
+# with one hash would share their occurrences: about one chance in 10**9 for a workspace
+# of 200,000 distinct names).
 _P = 0x100000001B3
-_powers = np.ones(1, np.uint64)
-_inverses = np.ones(1, np.uint64)
-
-
-def _steps(size: int, factor: int) -> np.ndarray:
-    steps = np.full(size, factor, dtype=np.uint64)
-    steps[0] = 1
-    return steps
+_powers = np.ones(1, np.uint64)  # P**k for k below the longest run seen (replaced whole: threads share it)
 
 
 def _hash(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    global _powers, _inverses
-    if _powers.size <= raw.size:
-        size = max(raw.size + 1, 2 * _powers.size)
+    global _powers
+    if not starts.size:
+        return np.zeros(0, np.uint64)
+    sizes = ends - starts
+    powers = _powers
+    if powers.size < int(sizes.max()):
+        steps = np.full(max(int(sizes.max()), 2 * powers.size), _P, dtype=np.uint64)
+        steps[0] = 1
         with np.errstate(over="ignore"):
-            _powers = np.cumprod(_steps(size, _P), dtype=np.uint64)
-            _inverses = np.cumprod(_steps(size, pow(_P, -1, 2 ** 64)), dtype=np.uint64)
+            powers = _powers = np.cumprod(steps, dtype=np.uint64)
+    before = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    offsets = np.arange(int(sizes.sum())) - np.repeat(before, sizes)  # each byte's place in its run
     with np.errstate(over="ignore"):
-        sums = np.concatenate(([np.uint64(0)], np.cumsum(raw * _powers[:raw.size], dtype=np.uint64)))
-        return (sums[ends] - sums[starts]) * _inverses[starts]
+        return np.add.reduceat(raw[np.repeat(starts, sizes) + offsets].astype(np.uint64) * powers[offsets], before)
 
 
 @attrs.define
@@ -256,7 +254,7 @@ def _pack(vocab: bytes, hashes: np.ndarray, counts: np.ndarray, lines: np.ndarra
 
 
 class OccurrenceDataError(ValueError):
-    """A blob that is not ``encode``'s (damaged, or another format)."""
+    """A blob that is not ``extract``'s (damaged, or another format)."""
 
 
 def decode(blob: bytes) -> FileOccurrences:
