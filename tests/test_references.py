@@ -85,6 +85,7 @@ def test_utf16_columns_and_unicode_words():
 @pytest.mark.parametrize("language,source,comment,string,call", [
     ("python", b"# get\nx = 'get'\nget()\nobj.get(1)\n", [0], [1], [2, 3]),
     ("javascript", b"// get\nconst x = `get ${get()}`;\nobj.get(1)\n", [0], [1], [1, 2]),
+    ("typescript", b"// get\nconst x: T = `get ${get()}`;\nobj.get(1)\n", [0], [1], [1, 2]),
     ("go", b"package p\n// get\nvar x = \"get\"\nfunc f() { get(); o.get() }\n", [1], [2], [3, 3]),
     ("rust", b"// get\nfn f() { let x = \"get\"; get(); o.get(); T::get(); get!(); }\n", [0], [1], [1, 1, 1, 1]),
     ("java", b"// get\nclass A { void f() { String s = \"get\"; get(); o.get(); } }\n", [0], [1], [1, 1]),

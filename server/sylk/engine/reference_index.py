@@ -41,10 +41,6 @@ class ReferenceIndex:
         self._stamps: dict[str, str] = {}  # the manifest's stamp of each file the table was built from
 
     @property
-    def loaded(self) -> bool:
-        return self._table is not None
-
-    @property
     def table(self) -> ReferenceTable:
         """The table, built on first use."""
         if self._table is not None:

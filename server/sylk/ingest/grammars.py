@@ -38,7 +38,9 @@ def tags_query(name: str) -> Query:
 def _refs_source(name: str) -> str:
     """The query telling comments, strings and call sites apart (``queries/refs/<language>.scm``,
     for ``ingest.occurrences``); empty for a language without one (markdown)."""
-    path = resources.files("sylk.ingest.queries").joinpath(f"refs/{'typescript' if name == 'tsx' else name}.scm")
+    # (the TypeScript grammars name these nodes as the JavaScript one does)
+    shared = "javascript" if name in ("typescript", "tsx") else name
+    path = resources.files("sylk.ingest.queries").joinpath(f"refs/{shared}.scm")
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 

@@ -42,10 +42,6 @@ class Occurrence:
     end: int  # UTF-16 column after the name
     flags: int = 0
 
-    @property
-    def code(self) -> bool:
-        return not self.flags & TEXT
-
 
 class FileOccurrences:
     """A file's occurrences as arrays grouped by word (``decode``): per distinct word its

@@ -109,9 +109,6 @@ class _Base:
     def __len__(self) -> int:
         return len(self.paths)
 
-    def occurrences(self) -> int:
-        return int(self.lines.size)
-
 
 def _compact(a: np.ndarray) -> np.ndarray:
     """``a`` (unsigned) in 16 bits when every value fits."""
@@ -202,10 +199,6 @@ class ReferenceTable:
     def live_of(self, path: str) -> FileOccurrences | None:
         with self._lock:
             return self._live.get(path)
-
-    @property
-    def live_count(self) -> int:
-        return len(self._live)
 
     def __len__(self) -> int:
         with self._lock:
