@@ -48,7 +48,11 @@ def _refs_source(name: str) -> str:
 def file_query(name: str) -> tuple[Query, int]:
     """The tags query followed by the refs query, run once over a file's tree, and how many
     of its patterns are the tags query's (one walk of the tree instead of two)."""
-    tags = tags_query(name)
     refs = _refs_source(name)
-    return (Query(grammar(name), query_source("typescript" if name == "tsx" else name) + "\n" + refs)
-            if refs else tags), tags.pattern_count
+    if not refs:
+        tags = tags_query(name)
+        return tags, tags.pattern_count
+    source = query_source("typescript" if name == "tsx" else name)
+    query = Query(grammar(name), source + "\n" + refs)  # (compiled once: the tags alone are not needed too)
+    end = len(source.encode("utf-8"))
+    return query, sum(query.start_byte_for_pattern(i) < end for i in range(query.pattern_count))

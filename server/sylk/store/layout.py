@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5  # a folder stamped with another is rebuilt
+SCHEMA_VERSION = 6  # a folder stamped with another is rebuilt
 META_FILE = "sylk-index.json"  # the schema stamp
 LOCK_FILE = "sylk.lock"
 MANIFEST_FILE = "manifest.sqlite3"
