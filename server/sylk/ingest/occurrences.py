@@ -97,41 +97,74 @@ def utf16_length(word: str) -> int:
 def extract(data: bytes, marks: Marks | None = None) -> bytes:
     """The occurrences of a file's bytes (UTF-8) as a blob (``decode`` reads it), flagged
     by the ``marks`` of its tree."""
+    return extract_many([(data, marks)])[0]
+
+
+def extract_many(files: Sequence[tuple[bytes, Marks | None]]) -> list[bytes]:
+    """``extract`` of each file, computed for all of them at once: the files' bytes joined
+    by newlines go through each numpy step once, and only the packing is per file (a
+    worker's batch of small files cost about as much in numpy's per-call overhead as in
+    work, done one by one)."""
+    if not files:
+        return []
+    data = b"\n".join([d for d, _ in files])  # (a newline: no word and no line crosses it)
+    sizes = np.array([len(d) for d, _ in files], np.int64)
+    file_starts = np.concatenate(([0], np.cumsum(sizes + 1)[:-1]))
     raw = np.frombuffer(data, dtype=np.uint8)
     starts, ends = _runs(data, raw)
     if not starts.size:
-        return EMPTY
+        return [EMPTY] * len(files)
     newlines = np.flatnonzero(raw == 10)
-    lines = np.searchsorted(newlines, starts)
-    line_starts = np.concatenate(([0], newlines + 1))[lines]
+    line_index = np.searchsorted(newlines, starts)
+    line_starts = np.concatenate(([0], newlines + 1))[line_index]
+    file_of = np.searchsorted(file_starts, starts, side="right") - 1
+    lines = line_index - np.searchsorted(newlines, file_starts)[file_of]  # (lines before the file's own)
     if data.isascii():
         columns = starts - line_starts
     else:  # UTF-16 units before each byte: a unit per byte that starts a character, two for 4-byte ones
         units = ((raw & 0xC0) != 0x80).astype(np.int64) + (raw >= 0xF0)
         before = np.concatenate(([0], np.cumsum(units)))
         columns = before[starts] - before[line_starts]
-    flags = marks.flags(starts) if marks is not None else np.zeros(len(starts), np.uint8)
+    flags = Marks.joined([m for _, m in files], file_starts).flags(starts)
     # Words told apart by a hash of their bytes (numpy), not as a Python object each: one
-    # sort groups the occurrences by word (in file order within one), and the distinct
-    # words' bytes are gathered from their first occurrences.
+    # sort groups each file's occurrences by word (in file order within one), and the
+    # distinct words' bytes are gathered from their first occurrences.
     h = _hash(data, starts, ends)
-    order = np.argsort(h, kind="stable")
-    grouped = h[order]
-    group = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+    order = np.lexsort((h, file_of))
+    grouped, grouped_file = h[order], file_of[order]
+    group = np.flatnonzero(np.concatenate(([True], (grouped[1:] != grouped[:-1])
+                                           | (grouped_file[1:] != grouped_file[:-1]))))
     counts = np.diff(np.append(group, grouped.size))
     first = order[group]
-    return _pack(_joined(raw, starts[first], ends[first]), grouped[group], counts, lines[order], columns[order],
-                 flags[order])
+    vocab, vocab_ends = _joined(data, raw, starts[first], ends[first])
+    lines, columns, flags = lines[order], columns[order], flags[order]
+    # each file's groups and occurrences: where its file number starts in either
+    span = np.arange(len(files) + 1)
+    group_at = np.searchsorted(grouped_file[group], span).tolist()
+    occ_at = np.searchsorted(grouped_file, span).tolist()
+    vocab_at = np.concatenate(([0], vocab_ends + 1))[group_at].tolist()
+    hashes = grouped[group]
+    out = []
+    for i in range(len(files)):
+        g0, g1, o0, o1 = group_at[i], group_at[i + 1], occ_at[i], occ_at[i + 1]
+        if g0 == g1:
+            out.append(EMPTY)
+            continue
+        out.append(_pack(vocab[vocab_at[i]:vocab_at[i + 1] - 1], hashes[g0:g1], counts[g0:g1], lines[o0:o1],
+                         columns[o0:o1], flags[o0:o1]))
+    return out
 
 
-def _joined(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
-    """The byte ranges ``starts[i]:ends[i]`` of ``raw`` joined by newlines (gathered at once)."""
-    sizes = ends - starts + 1  # (each with the newline after it)
-    total = int(sizes.sum())
-    at = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(total)
+def _joined(data: bytes, raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[bytes, np.ndarray]:
+    """The byte ranges ``starts[i]:ends[i]`` of ``data`` (``raw``) each followed by a
+    newline, gathered at once, and where each newline is."""
+    sizes = ends - starts + 1
+    at_end = np.cumsum(sizes)
+    total = int(at_end[-1])
+    at = np.repeat(starts - (at_end - sizes), sizes) + np.arange(total)
     out = raw[np.minimum(at, raw.size - 1)]
-    out[np.cumsum(sizes) - 1] = 10
-    return out[:-1].tobytes()
+    out[at_end - 1] = 10
+    return out.tobytes(), at_end - 1
 
 
 _WORD_BYTE = np.zeros(256, bool)
@@ -194,12 +227,11 @@ def _hash(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     h = windows[starts] & _MASKS[np.minimum(sizes, 8)]
     longer = np.flatnonzero(sizes > 8)
     step = 8
-    with np.errstate(over="ignore"):
-        while longer.size:
-            chunk = windows[starts[longer] + step] & _MASKS[np.minimum(sizes[longer] - step, 8)]
-            h[longer] = h[longer] * _P + chunk
-            step += 8
-            longer = longer[sizes[longer] > step]
+    while longer.size:  # (numpy arrays wrap around silently: no overflow warning to turn off)
+        chunk = windows[starts[longer] + step] & _MASKS[np.minimum(sizes[longer] - step, 8)]
+        h[longer] = h[longer] * _P + chunk
+        step += 8
+        longer = longer[sizes[longer] > step]
     return h
 
 
@@ -208,9 +240,9 @@ class Marks:
     """Byte spans of a file's comments and strings and where its call sites' names start,
     from its tree (``symbols.extract_marked``). Spans are kept flat (start, end, start,
     end, ...): one list append per capture, one array made of them."""
-    comments: list[int] = attrs.field(factory=list)
-    strings: list[int] = attrs.field(factory=list)
-    calls: list[int] = attrs.field(factory=list)
+    comments: list[int] | np.ndarray = attrs.field(factory=list)
+    strings: list[int] | np.ndarray = attrs.field(factory=list)
+    calls: list[int] | np.ndarray = attrs.field(factory=list)
 
     def add(self, capture: str, nodes: list[Node]) -> None:
         node = nodes[0]
@@ -221,14 +253,28 @@ class Marks:
         elif capture == "string":
             self.strings += (node.start_byte, node.end_byte)
 
+    @classmethod
+    def joined(cls, each: Sequence[Marks | None], offsets: np.ndarray) -> Marks:
+        """The marks of files joined into one text, the i-th (None: no tree) at ``offsets[i]``."""
+        if len(each) == 1:
+            return each[0] if each[0] is not None else cls()
+        out = cls()
+        for field in ("comments", "strings", "calls"):
+            lists = [getattr(m, field) if m is not None else [] for m in each]
+            flat = [x for values in lists for x in values]
+            if flat:
+                shift = np.repeat(offsets, [len(values) for values in lists])
+                setattr(out, field, np.array(flat, np.int64) + shift)  # (flags takes arrays too)
+        return out
+
     def flags(self, starts: np.ndarray) -> np.ndarray:
         """The flags of identifiers starting at ``starts`` (ascending)."""
         flags = np.zeros(len(starts), np.uint8)
         for spans, bit in ((self.comments, COMMENT), (self.strings, STRING)):
-            if spans:
-                flags[_inside(starts, np.array(spans, np.int64).reshape(-1, 2))] |= bit
-        if self.calls and starts.size:
-            calls = np.array(self.calls, np.int64)
+            if len(spans):
+                flags[_inside(starts, np.asarray(spans, np.int64).reshape(-1, 2))] |= bit
+        if len(self.calls) and starts.size:
+            calls = np.asarray(self.calls, np.int64)
             at = np.minimum(np.searchsorted(starts, calls), starts.size - 1)
             flags[at[starts[at] == calls]] |= CALL
         return flags

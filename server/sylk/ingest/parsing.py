@@ -73,14 +73,22 @@ class Parsed:
 def parse_file(root: str, entry: source_files.FileEntry, known_hash: str | None, max_size: int,
                languages: frozenset[str]) -> Parsed:
     """Load, hash and parse one file. Runs in worker processes; never raises."""
+    parsed, text = _parse(root, entry, known_hash, max_size, languages)
+    return parsed if text is None else attrs.evolve(parsed, occurrence_data=occurrences.extract(*text))
+
+
+def _parse(root: str, entry: source_files.FileEntry, known_hash: str | None, max_size: int,
+           languages: frozenset[str]) -> tuple[Parsed, tuple[bytes, occurrences.Marks | None] | None]:
+    """``parse_file`` but its occurrences: the file's bytes and marks for them, if it has any
+    (``occurrences.extract_many`` of a batch at once)."""
     try:
         src = source_files.load_source(Path(root, entry.rel), max_size)
     except source_files.SkipFile as skip:
-        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=skip.reason)
+        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=skip.reason), None
     except Exception as exc:  # defensive: a worker must not die on one file
-        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=f"error: {exc}")
+        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=f"error: {exc}"), None
     if known_hash is not None and src.content_hash == known_hash:
-        return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, unchanged=True)
+        return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, unchanged=True), None
     lang = language_for_path(entry.rel)
     syms: tuple[Symbol, ...] = ()
     marks = None
@@ -93,8 +101,7 @@ def parse_file(root: str, entry: source_files.FileEntry, known_hash: str | None,
     words = code_words_utf8(src.data)
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
                   src.data.count(b"\n") + 1, len(syms), encode_symbols(syms),
-                  _row_tuples(entry.rel, lang, src.text, words, syms), occurrences.extract(src.data, marks),
-                  src.replaced)
+                  _row_tuples(entry.rel, lang, src.text, words, syms), replaced=src.replaced), (src.data, marks)
 
 
 def chunk_rows(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],
@@ -196,7 +203,11 @@ def parse_batch(root: str, batch: Sequence[tuple[source_files.FileEntry, str | N
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return [parse_file(root, e, h, max_size, languages) for e, h in batch]
+        done = [_parse(root, e, h, max_size, languages) for e, h in batch]
+        texts = [text for _, text in done if text is not None]
+        blobs = iter(occurrences.extract_many(texts))
+        return [parsed if text is None else attrs.evolve(parsed, occurrence_data=next(blobs))
+                for parsed, text in done]
     finally:
         if collecting:
             gc.enable()
