@@ -16,6 +16,7 @@ arrays. Runs in parser workers, so it imports little.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import struct
 from collections.abc import Sequence
@@ -131,7 +132,10 @@ def extract_many(files: Sequence[tuple[bytes, Marks | None]]) -> list[bytes]:
     # sort groups each file's occurrences by word (in file order within one), and the
     # distinct words' bytes are gathered from their first occurrences.
     h = _hash(data, starts, ends)
-    order = np.lexsort((h, file_of))
+    order = np.argsort(h, kind="stable")
+    if len(files) > 1:  # then by file, stably (a radix sort of small numbers)
+        order = order[np.argsort(file_of[order].astype(np.uint16 if len(files) < 0x10000 else np.int64),
+                                 kind="stable")]
     grouped, grouped_file = h[order], file_of[order]
     group = np.flatnonzero(np.concatenate(([True], (grouped[1:] != grouped[:-1])
                                            | (grouped_file[1:] != grouped_file[:-1]))))
@@ -168,16 +172,18 @@ def _joined(data: bytes, raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) 
     return out.tobytes(), at_end - 1
 
 
-_WORD_BYTE = np.zeros(256, bool)
-_WORD_BYTE[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")] = True
-_WORD_BYTE[0x80:] = True  # (a run holding these is split again by Unicode's rules)
+_WORD_BYTES = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
+# each byte to 1 if it may be part of a word, else 0 (a run holding bytes >= 0x80 is split
+# again by Unicode's rules)
+_WORD_TABLE = bytes(1 if b in _WORD_BYTES or b >= 0x80 else 0 for b in range(256))
 _DIGIT = np.zeros(256, bool)
 _DIGIT[list(b"0123456789")] = True
 
 
 def _runs(data: bytes, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end offsets of the identifiers of ``data``."""
-    edges = np.flatnonzero(np.diff(np.concatenate(([False], _WORD_BYTE[raw], [False])).view(np.int8)))
+    word = np.frombuffer(b"\0" + data.translate(_WORD_TABLE) + b"\0", np.uint8)
+    edges = np.flatnonzero(word[1:] != word[:-1])
     starts, ends = edges[0::2], edges[1::2]
     if not data.isascii():
         high = np.concatenate(([0], np.cumsum(raw >= 0x80)))
@@ -267,10 +273,10 @@ class Marks:
         out = cls()
         for field in ("comments", "strings", "calls"):
             lists = [getattr(m, field) if m is not None else [] for m in each]
-            flat = [x for values in lists for x in values]
-            if flat:
-                shift = np.repeat(offsets, [len(values) for values in lists])
-                setattr(out, field, np.array(flat, np.int64) + shift)  # (flags takes arrays too)
+            sizes = [len(values) for values in lists]
+            if any(sizes):
+                flat = np.fromiter(itertools.chain.from_iterable(lists), np.int64, sum(sizes))
+                setattr(out, field, flat + np.repeat(offsets, sizes))  # (flags takes arrays too)
         return out
 
     def flags(self, starts: np.ndarray) -> np.ndarray:
@@ -287,12 +293,12 @@ class Marks:
 
 
 def _inside(starts: np.ndarray, spans: np.ndarray) -> np.ndarray:
-    """Whether each offset lies inside one of ``spans`` ((start, end) rows)."""
-    if spans.shape[0] > 1 and bool(np.any(spans[1:, 0] < spans[:-1, 0])):
-        spans = spans[np.argsort(spans[:, 0], kind="stable")]
-    reach = np.maximum.accumulate(spans[:, 1])  # (a span inside another reaches no further)
-    i = np.searchsorted(spans[:, 0], starts, side="right") - 1
-    return (i >= 0) & (starts < reach[np.maximum(i, 0)])
+    """Whether each of ``starts`` (ascending) lies inside one of ``spans`` ((start, end)
+    rows): the offsets each span holds found by two binary searches, marked as ranges."""
+    first = np.searchsorted(starts, spans[:, 0])
+    last = np.searchsorted(starts, spans[:, 1])
+    depth = np.cumsum(np.bincount(first, minlength=starts.size + 1) - np.bincount(last, minlength=starts.size + 1))
+    return depth[:-1] > 0
 
 
 def _pack(vocab: bytes, hashes: np.ndarray, counts: np.ndarray, lines: np.ndarray, columns: np.ndarray,
