@@ -215,7 +215,7 @@ def _split_unicode(data: bytes, starts: np.ndarray, ends: np.ndarray,
 
 # Each run's bytes read 8 at a time as little-endian integers (zero past its end: no
 # identifier holds a NUL byte), combined as h = h * P + chunk modulo 2**64: a run of up to
-# 8 bytes is its own bytes (no collision among them), one of up to LONG bytes a polynomial
+# 8 bytes is its own bytes (no collision among them), one of up to _LONG bytes a polynomial
 # hash, a longer one (rare: a hex digest, a generated name) its BLAKE2b. Words are told
 # apart by it everywhere (two identifiers with one hash would share their occurrences:
 # about one chance in 10**9 for a workspace of 200,000 distinct names). One gather per 8
@@ -223,7 +223,7 @@ def _split_unicode(data: bytes, starts: np.ndarray, ends: np.ndarray,
 _P = np.uint64(0x100000001B3)
 _PAD = bytes(8)
 _MASKS = np.array([(1 << 8 * k) - 1 for k in range(8)] + [(1 << 64) - 1], np.uint64)  # by bytes kept
-LONG = 64
+_LONG = 64
 
 
 def _hash(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -236,7 +236,7 @@ def _hash(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     h = windows[starts] & _MASKS[np.minimum(sizes, 8)]
     longer = np.flatnonzero(sizes > 8)
     step = 8
-    while longer.size and step < LONG:  # (numpy arrays wrap around silently: no overflow warning)
+    while longer.size and step < _LONG:  # (numpy arrays wrap around silently: no overflow warning)
         chunk = windows[starts[longer] + step] & _MASKS[np.minimum(sizes[longer] - step, 8)]
         h[longer] = h[longer] * _P + chunk
         step += 8

@@ -73,8 +73,13 @@ class Parsed:
 def parse_file(root: str, entry: source_files.FileEntry, known_hash: str | None, max_size: int,
                languages: frozenset[str]) -> Parsed:
     """Load, hash and parse one file. Runs in worker processes; never raises."""
-    parsed, text = _parse(root, entry, known_hash, max_size, languages)
-    return parsed if text is None else attrs.evolve(parsed, occurrence_data=occurrences.extract(*text))
+    return _with_occurrences([_parse(root, entry, known_hash, max_size, languages)])[0]
+
+
+def _with_occurrences(done: Sequence[tuple[Parsed, tuple[bytes, occurrences.Marks | None] | None]]) -> list[Parsed]:
+    """``_parse``'s results with their occurrences, extracted for all of them at once."""
+    blobs = iter(occurrences.extract_many([text for _, text in done if text is not None]))
+    return [parsed if text is None else attrs.evolve(parsed, occurrence_data=next(blobs)) for parsed, text in done]
 
 
 def _parse(root: str, entry: source_files.FileEntry, known_hash: str | None, max_size: int,
@@ -203,11 +208,7 @@ def parse_batch(root: str, batch: Sequence[tuple[source_files.FileEntry, str | N
     collecting = gc.isenabled()
     gc.disable()
     try:
-        done = [_parse(root, e, h, max_size, languages) for e, h in batch]
-        texts = [text for _, text in done if text is not None]
-        blobs = iter(occurrences.extract_many(texts))
-        return [parsed if text is None else attrs.evolve(parsed, occurrence_data=next(blobs))
-                for parsed, text in done]
+        return _with_occurrences([_parse(root, e, h, max_size, languages) for e, h in batch])
     finally:
         if collecting:
             gc.enable()
