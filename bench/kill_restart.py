@@ -285,7 +285,7 @@ def read_stores(index: Path) -> dict:
         files = dict(db.execute("SELECT path, hash FROM files"))
     finally:
         db.close()
-    docs = LexicalIndex(index / "tantivy", writable=False).chunk_ids()
+    docs = LexicalIndex(index / "tantivy", index / "grams", writable=False).chunk_ids()
     path = index / "vectors" / "vectors.faiss"
     vectors: set[int] = set()
     if path.exists():

@@ -6,7 +6,10 @@ the protocol's schema (server/sylk/lsp/protocol.schema.json), for the editors' t
 
 Each object comes twice: with every property (the schema's example value where it gives
 one) and with only the required ones (null where null is allowed). Hits come once per
-document type a hit can have: each file type, a commit, and a virtual document. The
+document type a hit can have: each file type, a commit, and a virtual document. The line
+hits and results of the modes exact and regex (LineHit, LineSearchResult) are under
+lineHits and lineResults: matches after non-ASCII text (UTF-16 columns), a line outside
+any symbol, a line with only empty matches; a partial answer and an empty one. The
 VS Code tests (test/protocol.test.ts) and the Neovim tests (nvim/tests/protocol.lua)
 render every sample; tests/test_protocol_schema.py checks that this file is current and
 that every sample is valid, and validates the real server's answers against the schema.
@@ -122,6 +125,65 @@ def hits(maker: Maker) -> list[dict[str, Any]]:
     return out
 
 
+def utf16(text: str) -> int:
+    """The length of ``text`` in UTF-16 code units (what the protocol's columns count)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def line_hit(maker: Maker, line: int, text: str, needle: str, **changes: Any) -> dict[str, Any]:
+    """A LineHit on ``line`` whose matches are every occurrence of ``needle`` in ``text``
+    (none: an empty match at column 0), with its UTF-16 columns."""
+    hit = maker.make({"$ref": "#/$defs/LineHit"}, True)
+    hit.update(changes, line=line, text=text)
+    matches, start = [], text.find(needle) if needle else -1
+    while start >= 0:
+        a, b = utf16(text[:start]), utf16(text[:start + len(needle)])
+        matches.append({"start": {"line": line, "character": a}, "end": {"line": line, "character": b}})
+        start = text.find(needle, start + len(needle))
+    hit["matches"] = matches
+    hit["range"] = copy.deepcopy(matches[0]) if matches else {"start": {"line": line, "character": 0},
+                                                              "end": {"line": line, "character": 0}}
+    return hit
+
+
+def line_hits(maker: Maker) -> list[dict[str, Any]]:
+    return [
+        {"name": "source_code, two matches after non-ASCII text and an emoji",
+         "hit": line_hit(maker, 11, '        note = "réessayer 🔁"; return should_retry(attempt) or should_retry(0)',
+                         "should_retry", symbol="run", containerName="RetryPolicy", kind="method")},
+        {"name": "text, a line outside any symbol",
+         "hit": line_hit(maker, 0, "retry the payment call before giving up", "retry",
+                         uri="file:///home/ada/shop/NOTES.txt", path="NOTES.txt", language="text", type="text",
+                         symbol="", containerName="", kind=None)},
+        {"name": "markdown, a line with only empty matches (^)",
+         "hit": line_hit(maker, 1, "", "", uri="file:///home/ada/shop/docs/retries.md", path="docs/retries.md",
+                         language="markdown", type="markdown", symbol="Operations", containerName="",
+                         kind="section")},
+    ]
+
+
+def line_results(maker: Maker, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    result_def = {"$ref": "#/$defs/LineSearchResult"}
+    partial = maker.make(result_def, True)
+    partial.update(query=r"should_\w+", mode="regex", hits=[h["hit"] for h in hits], totalHits=40,
+                   totalHitsLowerBound=True, scanned=True, partial=True, filesSearched=12,
+                   message="the pattern has no literal of 3 or more characters to look up: every indexed file was "
+                           "read; stopped after 2 s: the answer is partial")
+    unexplained = maker.make(result_def, False)  # the flags without a message: the editor says what they mean
+    unexplained.update(query=r"\d{3}", mode="regex", hits=[h["hit"] for h in hits[:2]], totalHits=2,
+                       totalHitsLowerBound=True, scanned=True, partial=True, filesSearched=5)
+    complete = maker.make(result_def, False)
+    complete.update(query="should_retry(", mode="exact", hits=[hits[0]["hit"]], totalHits=2,
+                    totalHitsLowerBound=False, scanned=False, partial=False, filesSearched=3)
+    empty = maker.make(result_def, False)
+    empty.update(query="zzzqqq", mode="exact", hits=[], totalHits=0, totalHitsLowerBound=False, scanned=False,
+                 partial=False, filesSearched=0)
+    return [{"name": "every field (partial, a lower bound, scanned)", "result": partial},
+            {"name": "required fields only, partial, a lower bound, scanned (no message)", "result": unexplained},
+            {"name": "required fields only, complete", "result": complete},
+            {"name": "required fields only, no match", "result": empty}]
+
+
 def samples() -> dict[str, Any]:
     maker = Maker(load_schema())
     all_hits = hits(maker)
@@ -131,12 +193,15 @@ def samples() -> dict[str, Any]:
     full["groups"] = [{"value": "src/retry.py", "count": 2, "hits": [0, 1]}]
     empty = maker.make({"$ref": "#/$defs/SearchResult"}, False)
     empty["message"] = "semantic search is not ready yet: no chunk is embedded"
+    all_line_hits = line_hits(maker)
     status_full = maker.make({"$ref": "#/$defs/Status"}, True)
     status_full["folders"] = [maker.make({"$ref": "#/$defs/FolderStatus"}, True)]
     return {
         "note": "Made by editors/protocol_samples.py from server/sylk/lsp/protocol.schema.json; do not edit.",
         "hits": all_hits,
         "results": [{"name": "every field", "result": full}, {"name": "required fields only", "result": empty}],
+        "lineHits": all_line_hits,
+        "lineResults": line_results(maker, all_line_hits),
         "statuses": [{"name": "every field", "status": status_full},
                      {"name": "required fields only", "status": maker.make({"$ref": "#/$defs/Status"}, False)}],
     }

@@ -112,7 +112,7 @@ def manifest_dump(index: Path) -> list[str]:
 
 
 def tantivy_ids(index: Path) -> list[int]:
-    lexical = LexicalIndex(index / "tantivy", writable=False)
+    lexical = LexicalIndex(index / "tantivy", index / "grams", writable=False)
     return sorted(lexical.chunk_ids())
 
 
@@ -205,7 +205,7 @@ def inject_drift(site: Site) -> dict[str, int]:
     by_path: dict[str, list[int]] = {}
     for cid, (path, _embedded) in sorted(chunks.items()):
         by_path.setdefault(path, []).append(cid)
-    lexical = LexicalIndex(site.index / "tantivy")
+    lexical = LexicalIndex(site.index / "tantivy", site.index / "grams")
     lexical.delete_paths(["app/http.py"])  # its documents are lost
     lexical.add_chunks([(10**6, ',"path":"ghost.py","doc_type":"chunk","content":"ghostword"}'),
                         (10**6 + 1, ',"path":"ghost.py","doc_type":"chunk","content":"ghostword again"}'),
@@ -305,7 +305,7 @@ def test_open_repairs_orphans_a_kill_left_between_the_text_commit_and_the_manife
     """A file added while the last writer was killed after Tantivy's commit and before the
     manifest's: its documents are orphans, and indexing it again would double them."""
     (site.root / "app/late.py").write_text("def late_arrival_marker():\n    pass\n")
-    lexical = LexicalIndex(site.index / "tantivy")
+    lexical = LexicalIndex(site.index / "tantivy", site.index / "grams")
     lexical.add_chunks([(10**6, ',"path":"app/late.py","doc_type":"chunk","name":"late_arrival_marker",'
                                 '"content":"late arrival marker","lines":2}')])
     lexical.commit()

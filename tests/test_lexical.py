@@ -39,7 +39,7 @@ def search_paths(lx: LexicalIndex, text: str) -> set[str]:
 
 @pytest.fixture
 def index(tmp_path: Path) -> LexicalIndex:
-    lx = LexicalIndex(tmp_path / "tantivy")
+    lx = LexicalIndex(tmp_path / "tantivy", tmp_path / "grams")
     add(lx, 1, "a.js", "function getUserById(id) { return HTTPServer.fetch(id); }")
     add(lx, 2, "b.py", "def parse_config_file(path):\n    return load(path)\n")
     add(lx, 3, "c.css", ".main-header { color: red }")
@@ -85,7 +85,7 @@ def test_second_writer_is_refused(index: LexicalIndex):
     from sylk.store.lexical import LexicalIndexLocked
 
     with pytest.raises(LexicalIndexLocked):
-        LexicalIndex(index.folder)
+        LexicalIndex(index.folder, index.folder.parent / "grams")
 
 
 def test_short_and_long_word_splitting_agree():

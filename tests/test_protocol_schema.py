@@ -31,7 +31,7 @@ def errors(definition: str, instance: Any) -> list[str]:
 def test_the_schema_is_a_valid_json_schema_and_lists_the_servers_own_values():
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     params = SCHEMA["$defs"]["SearchParams"]["properties"]
-    assert tuple(params["mode"]["enum"]) == model.SEARCH_MODES
+    assert tuple(params["mode"]["enum"]) == model.SEARCH_MODES + model.LINE_MODES
     assert tuple(params["groupBy"]["enum"]) == GROUP_BY
     assert set(SCHEMA["$defs"]["QueryExplain"]["properties"]["fusion"]["enum"]) == {*model.FUSIONS, "lexical",
                                                                                      "semantic"}
@@ -52,6 +52,11 @@ def test_the_editors_samples_are_current_and_valid():
         assert errors("SearchResult", s["result"]) == [], s["name"]
     for s in samples["statuses"]:
         assert errors("Status", s["status"]) == [], s["name"]
+    assert samples["lineHits"] and samples["lineResults"]
+    for s in samples["lineHits"]:
+        assert errors("LineHit", s["hit"]) == [], s["name"]
+    for s in samples["lineResults"]:
+        assert errors("LineSearchResult", s["result"]) == [], s["name"]
 
 
 def test_a_hit_the_schema_does_not_describe_is_refused():
@@ -135,3 +140,19 @@ def test_the_servers_answers_are_valid_against_the_schema(raw_lsp: Any, shop: Pa
                 assert errors("DocumentText", text["result"]) == [], hit["uri"]
     # every kind of hit the editors must render was checked
     assert {"source_code", "markdown", "config", "text", "git_commit", "note"} <= seen_types
+    for params in LINE_REQUESTS:
+        assert errors("SearchParams", params) == [], params
+        answer = server.request(next(ids), "sylk/search", params)
+        assert "error" not in answer, (params, answer)
+        assert errors("LineSearchResult", answer["result"]) == [], params
+        assert answer["result"]["hits"] or params["query"] == "zzzqqq", params
+
+
+LINE_REQUESTS: list[dict[str, Any]] = [
+    {"query": "attempt < 3", "mode": "exact"},
+    {"query": r"def \w+\(", "mode": "regex", "caseSensitive": True, "filters": {"kinds": ["method"]}},
+    {"query": "RETRY", "mode": "exact", "caseSensitive": False, "wholeWord": True, "limit": 2, "offset": 1},
+    {"query": ".*", "mode": "regex", "filters": {"paths": ["docs/**"], "types": ["markdown"]}},
+    {"query": "lang:python /return \\w+/"},
+    {"query": "zzzqqq", "mode": "exact"},
+]

@@ -21,6 +21,8 @@ SYMBOL_KINDS = (
 CHUNK_KINDS = SYMBOL_KINDS + ("file_header", "top_level", "section", "key", "window", "commit")
 # How a search ranks: words (BM25), meaning (vectors), or both fused; the first is the default.
 SEARCH_MODES = ("hybrid", "lexical", "semantic")
+# Line searches: every line a literal (exact) or a regular expression matches, as rg.
+LINE_MODES = ("exact", "regex")
 # How hybrid search fuses its two rankings (search/fusion.py).
 FUSIONS = ("convex", "rrf")
 

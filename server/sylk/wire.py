@@ -19,6 +19,7 @@ import attrs
 from .config import camel
 from .engine.status import SKIPPED_EXAMPLES, IndexStatus
 from .search.calls import Caller
+from .search.grep import GrepResult, LineHit
 from .search.references import Shown
 from .search.results import Hit, IndexState, SearchResult
 from .search.roles import roles_of
@@ -62,6 +63,29 @@ def result_json(result: SearchResult, hits: list[dict[str, Any]] | None = None) 
     if result.explanation is not None:
         out["explain"] = camel_dict(result.explanation)
     return out
+
+
+def line_result_json(result: GrepResult, hits: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """An exact or regex search's result as JSON; its hits as ``line_hit_json`` makes them
+    unless ``hits`` are given (the language server's, with URIs and ranges)."""
+    out: dict[str, Any] = {
+        "query": result.query, "mode": result.mode, "tookMs": result.took_ms, "totalHits": result.total_hits,
+        "totalHitsLowerBound": result.lower_bound, "scanned": result.scanned, "partial": result.partial,
+        "filesSearched": result.files_searched,
+        "hits": [line_hit_json(h) for h in result.hits] if hits is None else hits,
+        "index": index_json(result.index),
+    }
+    if result.message:
+        out["message"] = result.message
+    return out
+
+
+def line_hit_json(h: LineHit) -> dict[str, Any]:
+    """A matching line for people and agents (``sylk grep --json``, the MCP ``grep``
+    tool): 1-based line and UTF-16 columns (``matches``: [start, end) of each match)."""
+    return {"path": h.path, "language": h.language, "line": h.line + 1, "text": h.text,
+            "matches": [{"start": a + 1, "end": b + 1} for a, b in h.matches],
+            "symbol": h.symbol, "containerName": h.container, "kind": h.kind or None}
 
 
 def explain_json(h: Hit) -> dict[str, Any]:

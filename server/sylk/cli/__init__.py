@@ -67,6 +67,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
     p.set_defaults(run="commands:cmd_refs")
 
+    p = sub.add_parser("grep", help="every line a regular expression or a literal matches, from the index (rg's flags)",
+                       description="Lines of the indexed files that PATTERN matches, found through the index's "
+                                   "trigrams and checked against the text: what rg finds in the same files, "
+                                   "printed rg-style as path:line:col:text (col: 1-based UTF-16 column of the "
+                                   "first match). PATTERN is a Python regular expression (README: the syntax "
+                                   "shared with rg), a literal with -F. Case-sensitive, as rg, unless -i or -S. "
+                                   "Exit 0 with matches, 1 without, 2 on an error.")
+    p.add_argument("pattern")
+    p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
+    p.add_argument("-F", "--fixed-strings", action="store_true", help="PATTERN is a literal string")
+    p.add_argument("-i", "--ignore-case", dest="case", action="store_const", const="ignore")
+    p.add_argument("-s", "--case-sensitive", dest="case", action="store_const", const="sensitive",
+                   help="(the default)")
+    p.add_argument("-S", "--smart-case", dest="case", action="store_const", const="smart",
+                   help="case-insensitive unless PATTERN holds an upper-case letter")
+    p.add_argument("-w", "--word-regexp", action="store_true", help="only matches that are whole words")
+    p.add_argument("-g", "--glob", action="append", help="only paths matching this glob (gitignore syntax; repeatable)")
+    p.add_argument("--lang", action="append", help="only this language (repeatable)")
+    p.add_argument("-c", "--count", action="store_true", help="print path:count of matching lines per file")
+    p.add_argument("--json", action="store_true", help="the result as JSON (what sylk/search answers, 1-based)")
+    p.add_argument("--limit", type=int, default=None, help="at most this many lines (default: all)")
+    p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
+    p.set_defaults(run="grep:cmd_grep")
+
     p = sub.add_parser("search", help="search code by words and by meaning (hybrid)",
                        description="Inline filters work in the query: lang:python path:src/** kind:function "
                                    "type:markdown minlines:N maxlines:N")

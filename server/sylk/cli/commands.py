@@ -45,7 +45,8 @@ def _settings(root: Path) -> config.Settings:
     return settings
 
 
-def _open(root: Path, *, writable: bool = True, settings: config.Settings | None = None) -> Workspace:
+def open_index(root: Path, *, writable: bool = True, settings: config.Settings | None = None) -> Workspace:
+    """The workspace of ``root`` with its index open (CliError when it cannot be)."""
     try:
         return steps.open_workspace(root, settings or _settings(root), _Terminal(), writable=writable)
     except IndexError_ as exc:
@@ -98,7 +99,7 @@ class _Terminal(steps.Reporter):
 
 def cmd_index(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
-    ws = _open(root)
+    ws = open_index(root)
     try:
         _writable(ws)
         if args.repair:
@@ -122,7 +123,8 @@ def _embed(ws: Workspace) -> None:
               f"with {run.model}")
 
 
-def _refresh(ws: Workspace) -> None:
+def refresh(ws: Workspace) -> None:
+    """Bring the index up to date with the disk first (a progress bar on a terminal)."""
     if ws.writable:
         ws.index(progress=_ProgressBar())
     else:
@@ -131,10 +133,10 @@ def _refresh(ws: Workspace) -> None:
 
 def cmd_symbols(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
-    ws = _open(root)
+    ws = open_index(root)
     try:
         if not args.no_refresh:
-            _refresh(ws)
+            refresh(ws)
         t0 = time.perf_counter()
         hits = ws.search_symbols(args.query, args.limit)
         took = (time.perf_counter() - t0) * 1000
@@ -170,10 +172,10 @@ def cmd_def(args: argparse.Namespace) -> int:
         if origin is None:
             print(f"sylk: --from {args.origin}: not a file of {root}", file=sys.stderr)
             return 2
-    ws = _open(root)
+    ws = open_index(root)
     try:
         if not args.no_refresh:
-            _refresh(ws)
+            refresh(ws)
         found = definitions.lookup(ws, args.name, origin, functools.partial(file_text, root))[:max(args.limit, 0)]
     finally:
         ws.close()
@@ -199,10 +201,10 @@ def cmd_refs(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         print(f"sylk: --limit must be at least 1, got {args.limit}", file=sys.stderr)
         return 2
-    ws = _open(root)
+    ws = open_index(root)
     try:
         if not args.no_refresh:
-            _refresh(ws)
+            refresh(ws)
         found = ws.find_references(name, include_declaration=not args.no_declarations, limit=args.limit,
                                    comments_and_strings=False if args.code_only else None)
         rows = [wire.reference_json(s) for s in references.shown(found, found.references, ws.table, root)]
@@ -263,10 +265,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
                         offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
                         context_lines=args.context, explain=args.explain)
-    ws = _open(root, settings=settings)
+    ws = open_index(root, settings=settings)
     try:
         if not args.no_refresh:
-            _refresh(ws)
+            refresh(ws)
         note = ws.load_semantic() if req.mode != "lexical" else None
         if note and ws.semantic_ready:  # the vectors started over (damaged, another model)
             print(f"sylk: {note}", file=sys.stderr)
@@ -341,7 +343,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         else:
             print(f"{root}: not indexed ('sylk index {root}' indexes it)")
         return 1
-    ws = _open(root, writable=False, settings=settings)
+    ws = open_index(root, writable=False, settings=settings)
     try:
         st = ws.status(skipped_limit=wire.skipped_limit("all" if args.skipped else "sample"))
         check = ws.verify() if args.verify else None
@@ -395,7 +397,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         if not sep or not key:
             raise CliError(f"--meta {item!r}: expected KEY=VALUE", 2)
         metadata[key] = value
-    ws = _open(root)
+    ws = open_index(root)
     try:
         _writable(ws)
         try:
@@ -413,7 +415,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    ws = _open(workspace_root(args.path))
+    ws = open_index(workspace_root(args.path))
     try:
         _writable(ws)
         if not documents.remove_document(ws, args.id):
@@ -425,7 +427,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    ws = _open(workspace_root(args.path), writable=False)
+    ws = open_index(workspace_root(args.path), writable=False)
     try:
         docs = documents.list_documents(ws)
     finally:
@@ -441,7 +443,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 def cmd_tag(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
-    ws = _open(root, writable=args.action != "list")
+    ws = open_index(root, writable=args.action != "list")
     try:
         if args.action == "list":
             tagged = ws.manifest.tag_lookup()

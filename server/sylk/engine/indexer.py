@@ -168,7 +168,8 @@ class Indexer:
                     report.changed += 1
                 else:
                     report.added += 1
-                pending_chunks.extend(self.stores.add_chunks(parsed.rel, parsed.language, parsed.chunks))
+                pending_chunks.extend(self.stores.add_chunks(parsed.rel, parsed.language, parsed.chunks,
+                                                            parsed.file_doc))
                 self.symbols.set(parsed.rel, parsed.symbol_data)
                 self.references.set(parsed.rel, parsed.occurrence_data)
                 if parsed.replaced:

@@ -6,6 +6,7 @@ use. It owns the parts and hands each what it needs:
 * ``planner`` and ``indexer``: what changed, and the index run;
 * ``symbols``: the symbol table with the editor's unsaved buffers on top;
 * ``references``: every identifier's occurrences, with the same buffers on top;
+* ``lines``: exact and regex search (the trigram index and the same buffers);
 * ``semantic``: the model and the embedding queue.
 
 Searches read the stores directly (search.hybrid). The long-running parts (threads,
@@ -34,6 +35,7 @@ from ..model import doc_id, is_virtual
 from ..search import calls
 from ..search import references as reference_search
 from ..search.hybrid import HybridSearch
+from ..search.grep import GrepRequest, GrepResult
 from ..search.query import SearchRequest
 from ..search.references import References
 from ..search.relocate import Relocator
@@ -48,6 +50,7 @@ from ..store.vectors import VectorIndex
 from . import documents
 from .embedding import EmbedQueue
 from .indexer import Indexer, IndexReport, Progress
+from .line_search import LineSearch
 from .planner import Planner
 from .reference_index import ReferenceIndex
 from .status import (
@@ -78,6 +81,7 @@ class Workspace:
         self.stores = Stores.open(self.root, self.index_dir, writable=writable, deep=load_symbols)
         self.symbols = SymbolIndex(self.stores)
         self.references = ReferenceIndex(self.stores)
+        self.lines = LineSearch(self.root, self.stores, self.symbols, lambda: self.settings.max_file_size)
         self.planner = Planner(self.root, self.stores, settings)
         self.indexer = Indexer(self.root, self.stores, self.planner, self.symbols, self.references, settings)
         self.semantic = EmbedQueue(self.stores, settings.embedding)
@@ -141,12 +145,15 @@ class Workspace:
             self._run = p
             tell(p)
 
+        paths = None if paths is None else list(paths)
         with self.stores.index_lock:
             try:
-                return self.indexer.run(track, cancel or threading.Event(), workers,
-                                        None if paths is None else list(paths), use_git)
+                report = self.indexer.run(track, cancel or threading.Event(), workers, paths, use_git)
             finally:
                 self._run = None
+        if not report.cancelled:
+            self.lines.indexed(paths)
+        return report
 
     def reindex_paths(self, rels: Iterable[str]) -> IndexReport:
         """Re-index given files now (a save, a few changes): ``index(paths=rels)``."""
@@ -188,6 +195,7 @@ class Workspace:
         if stamp == self._reader_stamp:
             return False
         self._reader_stamp = stamp
+        self.manifest.reread()
         self.lexical.reload()
         self.symbols.reload()
         self.references.reload()
@@ -199,12 +207,14 @@ class Workspace:
         return self.symbols.table
 
     def set_unsaved(self, rel: str, source: bytes | None) -> None:
-        """Symbols and occurrences of ``rel`` from an editor buffer (``source``), or from disk
-        again (None): one parse for both."""
+        """Symbols, occurrences and text (for exact and regex search) of ``rel`` from an
+        editor buffer (``source``), or from disk again (None): one parse for both."""
         if source is None:
             self.symbols.set_unsaved(rel, None)
             self.references.set_unsaved(rel, None)
+            self.lines.set_buffer(rel, None)
             return
+        self.lines.set_buffer(rel, source.decode("utf-8", "surrogatepass"))
         language = language_for_path(rel)
         symbols: list[Symbol] = []
         marks = None
@@ -220,6 +230,7 @@ class Workspace:
         """The buffer of ``rel`` was saved: indexing takes over its symbols from here."""
         self.symbols.keep_unsaved(rel)
         self.references.keep_unsaved(rel)
+        self.lines.saved(rel)
 
     # the semantic side ------------------------------------------------------
     def load_semantic(self) -> str | None:
@@ -296,6 +307,12 @@ class Workspace:
             return reference_search.find(self.references.table, self.table, name,
                                          include_declaration=include_declaration, comments_and_strings=text,
                                          limit=limit if limit is not None else s.limit, first=first, paths=paths)
+
+    def grep(self, req: GrepRequest) -> GrepResult:
+        """Every line a literal or a regular expression matches (engine.line_search);
+        PatternError (a FieldError) for a pattern that is not one."""
+        with self.in_use():
+            return self.lines.grep(req, self.index_state())
 
     def incoming_calls(self, name: str) -> list[calls.Caller]:
         """The call sites of ``name``, by the function around each (search.calls)."""

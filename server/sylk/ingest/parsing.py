@@ -20,7 +20,7 @@ import attrs
 
 from ..languages import language_for_path
 from ..text.words import code_words, code_words_utf8, split_words
-from . import occurrences, source_files
+from . import grams, occurrences, source_files
 from . import symbols as symbols_mod
 from .chunks import CONTAINER_KINDS, Cut, cut_file, window_cut
 from .lexical_docs import ChunkDocs, quote, quoted_lines
@@ -61,6 +61,7 @@ class Parsed:
     # them as records through ``chunks``.
     chunk_data: tuple[tuple, ...] = ()
     occurrence_data: bytes = occurrences.EMPTY  # occurrences.extract()
+    file_doc: str = ""  # grams.file_doc(): the file's document in the text index (its trigrams)
     replaced: bool = False
     skip: str | None = None  # reason, if skipped
     unchanged: bool = False  # content hash equals the manifest's
@@ -106,7 +107,8 @@ def _parse(root: str, entry: source_files.FileEntry, known_hash: str | None, max
     words = code_words_utf8(src.data)
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
                   src.data.count(b"\n") + 1, len(syms), encode_symbols(syms),
-                  _row_tuples(entry.rel, lang, src.text, words, syms), replaced=src.replaced), (src.data, marks)
+                  _row_tuples(entry.rel, lang, src.text, words, syms), file_doc=grams.file_doc(entry.rel, src.text),
+                  replaced=src.replaced), (src.data, marks)
 
 
 def chunk_rows(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],

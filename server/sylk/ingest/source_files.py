@@ -50,6 +50,25 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY
 def load_source(path: Path, max_file_size: int = 1 << 20) -> SourceFile:
     """Read one file for parsing. Raises SkipFile. Opens non-blocking and checks
     the file type before reading, so a FIFO swapped in after the scan never hangs."""
+    raw = _read(path, max_file_size)
+    body = raw[3:] if raw.startswith(_BOM) else raw
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = body.decode("utf-8", "replace")
+        return SourceFile(text.encode("utf-8"), text, content_hash(raw), True)
+    return SourceFile(body, text, content_hash(raw), False)
+
+
+def read_text(path: Path, max_file_size: int = 1 << 20) -> str:
+    """``load_source(path).text`` without the hash and the bytes: a file's text as it was
+    indexed (no BOM, invalid UTF-8 as U+FFFD), for a search that reads many. Raises SkipFile."""
+    raw = _read(path, max_file_size)
+    return (raw[3:] if raw.startswith(_BOM) else raw).decode("utf-8", "replace")
+
+
+def _read(path: Path, max_file_size: int) -> bytes:
+    """The bytes of a regular, not binary file of at most ``max_file_size`` bytes; SkipFile."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError:
@@ -70,10 +89,4 @@ def load_source(path: Path, max_file_size: int = 1 << 20) -> SourceFile:
         raise SkipFile("too-large")
     if raw.find(b"\0", 0, BINARY_SNIFF) != -1:
         raise SkipFile("binary")
-    body = raw[3:] if raw.startswith(_BOM) else raw
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        text = body.decode("utf-8", "replace")
-        return SourceFile(text.encode("utf-8"), text, content_hash(raw), True)
-    return SourceFile(body, text, content_hash(raw), False)
+    return raw

@@ -13,8 +13,11 @@ from .. import wire as shared
 from ..engine import documents
 from ..errors import IndexClosed
 from ..search import agent
-from ..search.merge import MergedResult, merge_results
-from ..search.query import QueryError, SearchRequest, request_from_params
+from ..errors import FieldError
+from ..search.grep import GrepResult
+from ..search.merge import MergedResult, merge_line_results, merge_results
+from ..search.query import GrepRequest, QueryError, SearchRequest, line_request_from_params, request_from_params, \
+    wants_lines
 from ..search.results import IndexState, SearchResult
 from . import convert, wire
 from .handlers import command, feature
@@ -79,9 +82,48 @@ def _not_open(query: str, mode: str, message: str) -> dict[str, Any]:
     return shared.result_json(SearchResult(query, mode, 0, 0, [], {}, IndexState(0, 0, 0, 0, False), message))
 
 
+def _grep_open(engine: Workspace, req: GrepRequest) -> GrepResult | None:
+    """The engine's answer to a line search; None when its index closed on the way."""
+    try:
+        return engine.grep(req)
+    except IndexClosed:
+        return None
+
+
+async def run_lines(ls: SylkServer, raw: Any) -> dict[str, Any]:
+    """``sylk/search`` in modes exact and regex (or a ``/regex/`` query): matching lines."""
+    try:
+        req = line_request_from_params(raw, ls.settings.search)
+    except QueryError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    engines = ls.engines()
+    empty = IndexState(0, 0, 0, 0, False)
+    if not engines:
+        return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], empty,
+                                                  message="the index is still opening"))
+    loop = asyncio.get_running_loop()
+    each = req if len(engines) == 1 else attrs.evolve(req, offset=0, limit=req.offset + (req.limit or 0))
+    try:
+        answers = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, _grep_open, engine, each)
+                                         for _f, engine in engines))
+    except FieldError as exc:  # the pattern (search.pattern.PatternError)
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    engines = [e for e, r in zip(engines, answers, strict=True) if r is not None]
+    results = [r for r in answers if r is not None]
+    if not results:
+        return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], empty,
+                                                  message="the index is being rebuilt; ask again in a moment"))
+    merged = merge_line_results(results, req.offset if len(results) > 1 else 0,
+                                req.limit if len(results) > 1 else None)
+    return shared.line_result_json(merged.result, [wire.line_hit_to_wire(engines[i][0].root, h)
+                                                   for h, i in zip(merged.result.hits, merged.folders, strict=True)])
+
+
 def setup(server: SylkServer) -> None:
     async def run(ls: SylkServer, params: Any) -> dict[str, Any]:
         raw = convert.params_dict(params)
+        if isinstance(raw, dict) and wants_lines(raw):
+            return await run_lines(ls, raw)
         s = ls.settings
         try:
             req = request_from_params(raw, s.search)

@@ -11,6 +11,7 @@ from typing import Any
 from .. import wire as shared
 from ..model import doc_id, is_virtual
 from ..search.agent import FollowUp, Group, RelatedFile, Summary
+from ..search.grep import LineHit
 from ..search.results import Hit
 from ..search.roles import roles_of
 from . import convert, uris
@@ -55,6 +56,16 @@ def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dic
         id_ = doc_id(h.path)
         out["document"] = (document(id_) if document else None) or {"id": id_}
     return out
+
+
+def line_hit_to_wire(root: Path, h: LineHit) -> dict[str, Any]:
+    """A matching line of the folder ``root`` (``LineHit`` in the protocol): its first
+    match as ``range`` (an empty range at column 0 when it has only empty matches)."""
+    ln = h.line
+    matches = [convert.range_json(ln, a, ln, b) for a, b in h.matches]
+    return {"uri": uris.path_uri(root, h.path), "path": h.path, "language": h.language, "type": h.type,
+            "line": ln, "range": matches[0] if matches else convert.range_json(ln, 0, ln, 0), "matches": matches,
+            "text": h.text, "symbol": h.symbol, "containerName": h.container, "kind": h.kind or None}
 
 
 def _commit_to_wire(h: Hit) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """``sylk mcp``: the same engine for agents, over the Model Context Protocol on stdio.
 
 Tools: ``search_code`` (hybrid, lexical or semantic search over code chunks),
-``search_symbol`` (fuzzy definitions by name), ``get_status`` and ``reindex``.
+``search_symbol`` (fuzzy definitions by name), ``find_definition``,
+``find_references``, ``get_callers``, ``grep`` (exact and regex lines),
+``get_status`` and ``reindex``; their descriptions are in mcp/docs.py.
 
 The same ``WorkspaceService`` as the language server's: the index opens and is
 brought up to date in the background, then git metadata is refreshed and pending
@@ -38,14 +40,26 @@ from .. import wire as shared
 from ..engine.indexer import IndexReport
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
+from ..errors import FieldError
 from ..ingest.occurrences import IDENTIFIER
 from ..search import definitions, references
 from ..search.file_lines import file_lines, file_text
-from ..search.query import MODES, TYPES, QueryError, request_from_params
+from ..search.query import MODES, TYPES, QueryError, line_request_from_params, request_from_params
 from ..search.roles import ROLES
 from ..service import WorkspaceService
 from ..steps import Reporter, Severity
 from . import wire
+from .docs import (
+    FIND_DEFINITION_DOC,
+    FIND_REFERENCES_DOC,
+    GET_CALLERS_DOC,
+    GET_STATUS_DOC,
+    GREP_DOC,
+    INSTRUCTIONS,
+    REINDEX_DOC,
+    SEARCH_CODE_DOC,
+    SEARCH_SYMBOL_DOC,
+)
 
 log = logging.getLogger("sylk.mcp")
 
@@ -56,105 +70,8 @@ REINDEX_WAIT_S = 45.0  # reindex(wait=true) reports "still running" after this (
 
 ModeName = Literal[MODES]  # type: ignore[valid-type]
 RoleName = Literal[ROLES]  # type: ignore[valid-type]
+CaseName = Literal["smart", "sensitive", "insensitive"]
 SkippedChoice = Literal[shared.SKIPPED_CHOICES]  # type: ignore[valid-type]
-
-INSTRUCTIONS = """\
-Sylk searches this workspace's code locally: an index of symbols (definitions), \
-full text (BM25) and meaning (embeddings of every function, class, section and file).
-- search_symbol: you know (part of) a name: fuzzy, camelCase/snake_case aware \
-("hrp" finds HttpRetryPolicy, "Repo.get" finds methods named get* of *Repo* classes). \
-Fast and exact about definitions.
-- search_code: you know words that appear in the code (mode "lexical"), or you can \
-describe what the code does (mode "semantic"), or both (mode "hybrid", the default). \
-Hits are chunks (a function, a class, a markdown section) with a snippet and line range.
-- find_definition: where a name is defined, nearest first when you give the file that \
-uses it (its own and imported definitions, then the same folder, then the same language).
-- find_references: every place a name occurs (whole words), with the symbol around it.
-- get_callers: the functions that call a name, with each call site.
-- get_status: how much is indexed and embedded, and whether work is running.
-- reindex: after you changed files, to be sure the index has them (changes on disk are \
-usually picked up by themselves within a second or two).
-Results are pages: pass the returned nextOffset as offset for more."""
-
-SEARCH_CODE_DOC = """\
-Search the workspace's code and docs by words and by meaning; returns ranked chunks \
-(functions, methods, classes, markdown sections, config blocks, file headers) with \
-path, 1-based line range, symbol, kind, language, score, per-side ranks and a snippet.
-
-Modes: "lexical" matches the words of the query (identifiers are split, so "user id" \
-finds get_user_by_id; best for names, error messages, exact terms). "semantic" matches \
-meaning with a local embedding model (best for natural-language questions like "where \
-do we retry failed HTTP calls"; needs the chunks embedded, see "semantic" in the result). \
-"hybrid" (default) fuses both rankings and is the right choice when unsure. \
-To find a definition by name, search_symbol is faster and more precise.
-
-Filters narrow the results (all optional, combined with AND; values within one filter \
-are OR): languages (e.g. ["python", "go"]), types (source_code, markdown, config, text, ...), \
-paths (gitignore-style globs relative to the workspace root, e.g. ["app/**", "*.go"]), \
-kinds (function, method, class, struct, interface, heading, ...), roles (test, \
-repository, service, handler, command, query, entity: told from names and paths); in a \
-git repository also authors (of each file's last commit) and modified_after/before, and \
-types ["git_commit"] searches commit messages. The same filters work inline in the \
-query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry backoff".
-
-Pagination: "totalHits" counts the matches found, "nextOffset" is the offset of the \
-next page (null when there is none). "semantic" says how complete the semantic side is: \
-while embedding runs, semantic and hybrid results cover only the embedded part. Lines \
-are where the code is now, even in a file changed since it was indexed; a hit with \
-"stale": true could not be found in its changed file (its lines are the old ones, its \
-snippet empty): reindex and search again."""
-
-SEARCH_SYMBOL_DOC = """\
-Find symbol definitions (classes, functions, methods, types, constants, markdown headings) \
-by name, fuzzily: exact > prefix > camel-hump/snake-word initials ("hrp" -> \
-HttpRetryPolicy, "gubi" -> get_user_by_id) > substring > subsequence, types before \
-functions on ties. "Container.name" restricts to members of a matching container \
-("HttpRetryPolicy.delay"). Returns name, kind, container, path, 1-based line and column \
-of the name, end line of the definition, and signature. Use it when you know (part of) \
-a name; use search_code for words inside bodies or for descriptions of behaviour. \
-Pagination: pass the returned nextOffset as offset (null: no more)."""
-
-FIND_DEFINITION_DOC = """\
-Where an identifier is defined, from the symbol index of every language: a name match \
-(no type analysis), exact name, the same case first. Give "path" (the workspace file \
-that uses the name) to rank from it: definitions in that file, then in the files it \
-imports, then in its folder, then in its language, then the rest ("near" says which). \
-"Class.method" or "obj.method" ranks definitions whose container is the qualifier first. \
-Returns name, kind, container, path, 1-based line and column of the name, end line, \
-signature and near."""
-
-FIND_REFERENCES_DOC = """\
-Every whole-word occurrence of an identifier in the indexed files, from the index \
-(what "rg -w -F name" finds, without reading the files): "get" never matches get_user. \
-A name match, in every language, case-sensitive. Each occurrence has path, 1-based line, \
-column and endColumn (UTF-16), the enclosing symbol ("Class.method"), the line's text, \
-"in" (code, comment or string), "call" (a call site) and "declaration" (a definition's \
-own name). code_only leaves out comments and strings; path narrows to files (a \
-gitignore-style glob or a file). "total" counts every occurrence; pages by offset."""
-
-GET_CALLERS_DOC = """\
-Who calls a function or method: the call sites of a name (the name of a call expression \
-in that language's syntax, from the index: no file is read), grouped by the function or \
-method around each ("caller": name, kind, container, path, 1-based line; null for a \
-call at a file's top level) with each call's 1-based line, column and text. A name \
-match, case-sensitive, in every language: callers of other functions with the same name \
-are included."""
-
-GET_STATUS_DOC = """\
-The index of this workspace: files, symbols, chunks, how many chunks are embedded and \
-pending (semantic search covers only embedded chunks), languages, skipped files \
-(total, and per reason its count and the first 20 files; skipped="all" lists every \
-one), the last indexing run, and what runs now ("state": opening, indexing, \
-embedding or ready, with progress). Poll it after reindex to follow the embedding."""
-
-REINDEX_DOC = """\
-Bring the index up to date with the files on disk: only added, changed and deleted \
-files are processed (seconds, usually), then their new chunks are embedded in the \
-background. With wait=true (default) it returns when the files are indexed (or after \
-about 45 s, saying the run continues in the background); with wait=false it returns at \
-once. The answer says which ("indexed": done or running), what changed, and whether \
-embedding runs ("embedding"); follow progress with get_status."""
-
 
 class Service(Reporter):
     """One workspace served over MCP: a ``WorkspaceService`` (opened, indexed, given git
@@ -209,7 +126,8 @@ def _result_within(fut: cf.Future, seconds: float) -> Any:
 # QueryError fields (``sylk/search`` params) -> the tool's argument names
 _ARGUMENT = {"query": "query", "mode": "mode", "limit": "limit", "offset": "offset",
              "contextLines": "context_lines", "filters.languages": "languages", "filters.types": "types",
-             "filters.paths": "paths", "filters.kinds": "kinds", "filters.roles": "roles"}
+             "filters.paths": "paths", "filters.kinds": "kinds", "filters.roles": "roles",
+             "caseSensitive": "case", "wholeWord": "whole_word"}
 
 
 def _argument_error(exc: QueryError) -> ToolError:
@@ -382,6 +300,39 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Ser
                     "nextOffset": _page(offset, len(page), offset + len(page) < found.total)}
 
         return {**await anyio.to_thread.run_sync(run), **_indexing_note()}
+
+    @app.tool(description=GREP_DOC, annotations=read_only)
+    async def grep(
+        pattern: Annotated[str, Field(description="A regular expression (Python re), or a literal with exact=true")],
+        exact: Annotated[bool, Field(description="pattern is a literal string, punctuation and all")] = False,
+        case: Annotated[CaseName, Field(description="smart (default): case-insensitive unless the pattern has an "
+                                                    "upper-case letter; sensitive; insensitive")] = "smart",
+        whole_word: Annotated[bool, Field(description="Only matches that are whole words (rg -w)")] = False,
+        languages: Annotated[list[str] | None, Field(description="Only these languages")] = None,
+        paths: Annotated[list[str] | None, Field(description="Only files matching these gitignore-style globs")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only lines inside a symbol of these kinds "
+                                                             "(function, method, class, ...)")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Lines per page")] = 50,
+        offset: Annotated[int, Field(ge=0, description="Lines to skip: the nextOffset of the previous page")] = 0,
+    ) -> dict[str, Any]:
+        filters = {k: v for k, v in (("languages", languages), ("paths", paths), ("kinds", kinds)) if v}
+        params = {"query": pattern, "mode": "exact" if exact else "regex", "filters": filters, "limit": limit,
+                  "offset": offset, "wholeWord": whole_word,
+                  "caseSensitive": {"smart": "smart", "sensitive": True, "insensitive": False}[case]}
+        try:
+            req = line_request_from_params(params, settings.search)
+        except QueryError as exc:
+            raise _argument_error(exc) from exc
+        ws = await engine()
+        try:
+            result = await anyio.to_thread.run_sync(ws.grep, req)
+        except FieldError as exc:  # the pattern
+            raise ToolError(f"invalid argument pattern: {str(exc).removeprefix('query: ')}") from None
+        out = shared.line_result_json(result)
+        out.pop("index")
+        out.pop("tookMs")
+        out["nextOffset"] = _page(offset, len(result.hits), offset + len(result.hits) < result.total_hits)
+        return {**out, **_indexing_note()}
 
     @app.tool(description=GET_CALLERS_DOC, annotations=read_only)
     async def get_callers(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from .grep import GrepResult
 from .results import Hit, IndexState, SearchResult
 
 
@@ -32,13 +33,41 @@ def merge_results(parts: Sequence[SearchResult], offset: int, limit: int) -> Mer
             counts = facets.setdefault(name, Counter())
             for value, n in values:
                 counts[value] += n
-    index = IndexState(sum(p.index.files for p in parts), sum(p.index.chunks for p in parts),
-                       sum(p.index.embedded for p in parts), sum(p.index.pending for p in parts),
-                       all(p.index.ready for p in parts), any(p.index.indexing for p in parts),
-                       sum(p.index.files_pending for p in parts))
-    messages = sorted({p.message for p in parts if p.message})
     result = SearchResult(parts[0].query, parts[0].mode, max(p.took_ms for p in parts),
                           sum(p.total_hits for p in parts), [h for _i, h in page],
-                          {name: c.most_common() for name, c in facets.items()}, index,
-                          "; ".join(messages) or None)
+                          {name: c.most_common() for name, c in facets.items()}, _index(parts), _messages(parts))
     return MergedResult(result, tuple(i for i, _h in page))
+
+
+@attrs.frozen
+class MergedLines:
+    """``merge_line_results``: one result over several folders; ``folders[i]`` is the
+    index of the folder ``result.hits[i]`` came from."""
+
+    result: GrepResult
+    folders: tuple[int, ...]
+
+
+def merge_line_results(parts: Sequence[GrepResult], offset: int, limit: int | None) -> MergedLines:
+    """The folders' matching lines one folder after the other (each asked for its first
+    offset+limit), then the page; counts summed, lower bound or partial if any part is."""
+    lines = [(i, h) for i, p in enumerate(parts) for h in p.hits]
+    page = lines[offset:None if limit is None else offset + limit]
+    first = parts[0]
+    result = GrepResult(first.query, first.mode, max(p.took_ms for p in parts), sum(p.total_hits for p in parts),
+                        [h for _i, h in page], _index(parts), lower_bound=any(p.lower_bound for p in parts),
+                        scanned=any(p.scanned for p in parts), partial=any(p.partial for p in parts),
+                        files_searched=sum(p.files_searched for p in parts), message=_messages(parts))
+    return MergedLines(result, tuple(i for i, _h in page))
+
+
+def _index(parts: Sequence[SearchResult | GrepResult]) -> IndexState:
+    """The ``index`` blocks of several folders summed."""
+    return IndexState(sum(p.index.files for p in parts), sum(p.index.chunks for p in parts),
+                      sum(p.index.embedded for p in parts), sum(p.index.pending for p in parts),
+                      all(p.index.ready for p in parts), any(p.index.indexing for p in parts),
+                      sum(p.index.files_pending for p in parts))
+
+
+def _messages(parts: Sequence[SearchResult | GrepResult]) -> str | None:
+    return "; ".join(sorted({p.message for p in parts if p.message})) or None

@@ -16,7 +16,7 @@ import attrs
 from ..config import SearchSettings
 from ..errors import FieldError
 from ..languages import BY_NAME
-from ..model import CHUNK_KINDS, FILE_TYPES, SEARCH_MODES
+from ..model import CHUNK_KINDS, FILE_TYPES, LINE_MODES, SEARCH_MODES
 from .agent import GROUP_BY, expand_terms
 from .fusion import RRF_K
 from .roles import ROLES
@@ -103,6 +103,79 @@ class SearchRequest:
     related_files: bool = False
     follow_ups: bool = False
     summary: bool = False
+
+
+@attrs.frozen
+class GrepRequest:
+    """A line search. ``mode``: ``exact`` (``pattern`` is a literal string) or ``regex``
+    (Python ``re`` syntax, the subset README.md names). ``case``: True (sensitive),
+    False, or ``"smart"`` (sensitive when the pattern holds an upper-case letter, as
+    ``rg -S``). ``filters``: languages, types, paths and kinds (of the enclosing symbol)."""
+
+    pattern: str
+    mode: str = "regex"
+    case: bool | str = "smart"
+    whole_word: bool = False
+    filters: Filters = Filters()
+    limit: int | None = 20  # None: every matching line
+    offset: int = 0
+    time_limit_s: float | None = 2.0  # then the answer is partial (and says so); None: no limit
+
+
+CASE_CHOICES = (True, False, "smart")
+LINE_FILTERS = ("languages", "types", "paths", "kinds")  # what a line search filters by
+_SLASHED = re.compile(r"^/(.+)/$", re.DOTALL)
+
+
+def wants_lines(params: Mapping[str, Any]) -> bool:
+    """``sylk/search`` params that ask for a line search: mode ``exact`` or ``regex``, or
+    a query (its inline filters aside) written ``/like this/``."""
+    if params.get("mode") in LINE_MODES:
+        return True
+    query = params.get("query")
+    return isinstance(query, str) and bool(_SLASHED.match(parse_inline(query)[0]))
+
+
+def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings = _DEFAULTS) -> GrepRequest:
+    """A GrepRequest from ``sylk/search`` params (``wants_lines``): ``query`` is the
+    pattern as it is in modes exact and regex; a ``/regex/`` query of another mode may
+    carry inline filters. QueryError names a bad field."""
+    if not isinstance(params, Mapping):
+        raise QueryError("params", "expected an object")
+    query = params.get("query")
+    if not isinstance(query, str) or not query:
+        raise QueryError("query", "required, a non-empty string")
+    mode = params.get("mode", settings.mode)
+    inline = Filters()
+    if mode not in LINE_MODES:
+        text, inline = parse_inline(query)
+        query, mode = _SLASHED.match(text).group(1), "regex"  # type: ignore[union-attr]
+        if inline != Filters(languages=inline.languages, types=inline.types, paths=inline.paths, kinds=inline.kinds):
+            raise QueryError("query", "a /regex/ query filters by lang:, type:, path: and kind: only")
+    raw = params.get("filters")
+    raw = {} if raw is None else raw
+    if not isinstance(raw, Mapping):
+        raise QueryError("filters", "expected an object")
+    unknown = sorted(set(raw) - {"languages", "types", "paths", "kinds"})
+    if unknown:
+        raise QueryError(f"filters.{unknown[0]}", f"not supported in mode {mode} (supported: {', '.join(LINE_FILTERS)})")
+    filters = Filters(
+        languages=check_values("filters.languages", "languages", _strings("filters.languages", raw.get("languages"))),
+        types=check_values("filters.types", "types", _strings("filters.types", raw.get("types"))),
+        paths=_strings("filters.paths", raw.get("paths")),
+        kinds=check_values("filters.kinds", "kinds", _strings("filters.kinds", raw.get("kinds"))),
+    ).merged(inline)
+    case = params.get("caseSensitive", "smart")
+    if not any(case is c or (isinstance(c, str) and case == c) for c in CASE_CHOICES):
+        raise QueryError("caseSensitive", f"true, false or \"smart\", got {case!r}")
+    whole = params.get("wholeWord", False)
+    if not isinstance(whole, bool):
+        raise QueryError("wholeWord", "expected true or false")
+    return GrepRequest(
+        query, mode, case, whole, filters,
+        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
+        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
+    )
 
 
 _INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|role|author|tag|minlines|maxlines):("[^"]*"|\S+)')

@@ -20,12 +20,13 @@ import sqlite3
 import struct
 import time
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import IndexError_, first_line
 from .embedding_cache import EmbeddingCache
-from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, TANTIVY_DIR, VECTORS_DIR
+from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, VECTORS_DIR
 from .manifest import Manifest
 from .vectors import INDEX_FILE as VECTORS_FILE
 from .vectors import META_FILE as VECTORS_META
@@ -153,11 +154,12 @@ def remove_leftovers(folder: Path) -> None:
 CHECKED_META = "tantivy_checked"  # manifest meta: segment files whose checksum was right
 
 
-def check_segments(manifest: Manifest, folder: Path, writable: bool) -> list[str]:
-    """tantivy_damage for the segment files not checked before: Tantivy's segment files
-    never change once committed, so each is read once (the checked ones are remembered
-    by name, size and mtime in the manifest); a garbled one would make searches fail, or
-    panic, later."""
+def check_segments(manifest: Manifest, folders: Sequence[Path], writable: bool) -> list[str]:
+    """tantivy_damage for the segment files of the Tantivy indexes in ``folders`` (those
+    holding a meta.json) not checked before: Tantivy's segment files never change once
+    committed, so each is read once (the checked ones are remembered by folder, name,
+    size and mtime in the manifest); a garbled one would make searches fail, or panic,
+    later."""
     try:
         checked = json.loads(manifest.get_meta(CHECKED_META) or "{}")
         if not isinstance(checked, dict):
@@ -165,7 +167,7 @@ def check_segments(manifest: Manifest, folder: Path, writable: bool) -> list[str
     except ValueError:
         checked = {}
     seen: dict[str, list[int]] = {}
-    problems = tantivy_damage(folder, checked, seen)
+    problems = [p for folder in folders if (folder / "meta.json").exists() for p in tantivy_damage(folder, checked, seen)]
     if writable and not problems and seen != checked:
         manifest.set_meta(**{CHECKED_META: json.dumps(seen, separators=(",", ":"))})
     return problems
@@ -174,12 +176,14 @@ def check_segments(manifest: Manifest, folder: Path, writable: bool) -> list[str
 def tantivy_damage(folder: Path, checked: dict | None = None, seen: dict | None = None) -> list[str]:
     """Checksum every file of the committed segments (Tantivy itself checks only the
     footers, when it opens them). Files in ``checked`` with the same [size, mtime_ns]
-    are skipped; ``seen`` receives the [size, mtime_ns] of every file found sound."""
+    are skipped; ``seen`` receives the [size, mtime_ns] of every file found sound. Files
+    are named ``<folder's name>/<file>`` in both and in the problems."""
+    where = folder.name
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         segments = meta["segments"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return [f"{TANTIVY_DIR}/meta.json: {first_line(exc)}"]
+        return [f"{where}/meta.json: {first_line(exc)}"]
     problems = []
     for seg in segments:
         sid = str(seg.get("segment_id", "")).replace("-", "")
@@ -189,21 +193,22 @@ def tantivy_damage(folder: Path, checked: dict | None = None, seen: dict | None 
             names.append(f"{sid}.{deletes.get('opstamp')}.del")
         for name in names:
             path = folder / name
+            key = f"{where}/{name}"
             try:
                 st = path.stat()
             except OSError:
                 if name.endswith(".del"):
-                    problems.append(f"{TANTIVY_DIR}/{name}: missing")
+                    problems.append(f"{key}: missing")
                 continue
             stamp = [st.st_size, st.st_mtime_ns]
-            if checked is not None and checked.get(name) == stamp:
+            if checked is not None and checked.get(key) == stamp:
                 problem = None
             else:
                 problem = footer_problem(path)
             if problem:
-                problems.append(f"{TANTIVY_DIR}/{name}: {problem}")
+                problems.append(f"{key}: {problem}")
             elif seen is not None:
-                seen[name] = stamp
+                seen[key] = stamp
     return problems
 
 

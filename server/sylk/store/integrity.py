@@ -53,7 +53,7 @@ from ..errors import IndexError_, first_line
 from ..ingest import scan
 from ..model import is_virtual
 from .damage import remove_leftovers, tantivy_damage, writer_active
-from .layout import MANIFEST_FILE, TANTIVY_DIR, VECTORS_DIR
+from .layout import MANIFEST_FILE, TEXT_INDEX_DIRS, VECTORS_DIR
 from .manifest import MERKLE_META, Manifest, merkle_root
 from .stores import Stores
 from .vectors import INDEX_FILE as VECTORS_FILE
@@ -301,7 +301,7 @@ def verify(stores: Stores, settings: Settings, *, disk: bool = True) -> Verifica
     problem = stores.manifest.quick_check()
     if problem:
         damage.append(f"{MANIFEST_FILE}: {problem}")
-    damage.extend(tantivy_damage(stores.index_dir / TANTIVY_DIR))
+    damage.extend(p for name in TEXT_INDEX_DIRS for p in tantivy_damage(stores.index_dir / name))
     drift = store_drift(stores, vectors=True)
     if drift.vectors_damage:
         damage.append(f"vectors: {drift.vectors_damage}")
@@ -373,7 +373,7 @@ def repair(stores: Stores, reindex: Reindex) -> RepairReport:
     problem = stores.manifest.quick_check()
     if problem:
         damage.append(f"{MANIFEST_FILE}: {problem}")
-    damage.extend(tantivy_damage(stores.index_dir / TANTIVY_DIR))
+    damage.extend(p for name in TEXT_INDEX_DIRS for p in tantivy_damage(stores.index_dir / name))
     if damage:
         report.rebuilt = "; ".join(damage)
         stores.start_over()

@@ -16,6 +16,16 @@ a phrase query, so ``getUserById`` still finds exactly that identifier while
 ``user`` finds it too: the original is kept, as a phrase. Symbol names are also
 indexed whole (``name``, lower-cased) for exact matches.
 
+Beside it, a second Tantivy index holds one document per file (its own folder,
+``grams``): the path, a 64-bit key of the path (``file_key``, a fast field: a search
+reads the keys of the files it finds without loading a document) and the trigrams of
+the file's folded text (``grams``, see ingest/grams.py), which exact and regex search
+ask for to find the files a pattern may match (search/grep.py verifies them against
+the text). An index of its own, because in the chunks' index the trigrams' postings
+were merged again with every segment merge of the chunks (about 1 s more CPU per
+cold index of the stdlib; on their own, 0.45 s). Both are written, deleted from and
+committed together, the chunks first, before the manifest.
+
 File contents are indexed, not stored: snippets read the file, whose hash the
 manifest keeps. Custom tokenizers are not stored in the index, so
 ``_register`` runs on every ``Index`` object we open.
@@ -31,6 +41,7 @@ from pathlib import Path
 import attrs
 import tantivy
 
+from ..ingest.grams import GramQuery
 from ..text.query_terms import QueryTerms, analyze
 from .lexical_query import FieldWeights, compile_terms
 
@@ -40,6 +51,8 @@ MAX_TOKEN = 64
 
 
 STEMS = "sylk_stems"
+GRAMS = "sylk_grams"
+GRAMS_HEAP = 48_000_000  # the trigram index's writer memory (one thread)
 
 
 def _register(index: tantivy.Index) -> None:
@@ -58,6 +71,14 @@ def _register(index: tantivy.Index) -> None:
     index.register_tokenizer(WORDS, words)
     index.register_tokenizer(STEMS, stems)
     index.register_tokenizer(LOWER, lower)
+
+
+def build_grams_schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("path", stored=False, tokenizer_name="raw")
+    sb.add_integer_field("file_key", stored=False, indexed=False, fast=True)
+    sb.add_text_field("grams", stored=False, tokenizer_name=GRAMS, index_option="basic")
+    return sb.build()
 
 
 def build_schema() -> tantivy.Schema:
@@ -102,25 +123,40 @@ def writer_threads(cores: int | None = None) -> int:
     return max(1, min(MAX_WRITER_THREADS, cores // WORKERS_PER_WRITER_THREAD))
 
 
-class LexicalIndex:
-    """One Tantivy index with one writer for the life of the object."""
+def _writer(index: tantivy.Index, heap_size: int, threads: int) -> tantivy.IndexWriter:
+    try:
+        return index.writer(heap_size=heap_size, num_threads=threads)
+    except ValueError as exc:
+        if "lock" in str(exc).lower():
+            raise LexicalIndexLocked(str(exc)) from exc
+        raise
 
-    def __init__(self, folder: Path, *, writable: bool = True, threads: int | None = None,
+
+class LexicalIndex:
+    """The chunks' Tantivy index (``folder``) and the files' trigram index
+    (``grams_folder``), with one writer each for the life of the object."""
+
+    def __init__(self, folder: Path, grams_folder: Path, *, writable: bool = True, threads: int | None = None,
                  heap_size: int = 96_000_000) -> None:
         folder.mkdir(parents=True, exist_ok=True)
+        grams_folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.schema = build_schema()
         self.index = tantivy.Index(self.schema, path=str(folder), reuse=True)
         _register(self.index)
+        self.grams_schema = build_grams_schema()
+        self.grams = tantivy.Index(self.grams_schema, path=str(grams_folder), reuse=True)
+        self.grams.register_tokenizer(GRAMS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
         self._writer: tantivy.IndexWriter | None = None
+        self._grams_writer: tantivy.IndexWriter | None = None
         self._lock = threading.Lock()
         if writable:
+            self._writer = _writer(self.index, heap_size, threads if threads is not None else writer_threads())
             try:
-                self._writer = self.index.writer(heap_size=heap_size,
-                                                 num_threads=threads if threads is not None else writer_threads())
-            except ValueError as exc:
-                if "lock" in str(exc).lower():
-                    raise LexicalIndexLocked(str(exc)) from exc
+                self._grams_writer = _writer(self.grams, GRAMS_HEAP, 1)
+            except BaseException:
+                self._writer.rollback()
+                self._writer = None
                 raise
 
     @property
@@ -129,10 +165,11 @@ class LexicalIndex:
 
     def close(self) -> None:
         with self._lock:
-            if self._writer is not None:
-                self._writer.rollback()
-                self._writer.wait_merging_threads()
-                self._writer = None
+            for w in (self._writer, self._grams_writer):
+                if w is not None:
+                    w.rollback()
+                    w.wait_merging_threads()
+            self._writer = self._grams_writer = None
 
     # writing ----------------------------------------------------------
     def _w(self) -> tantivy.IndexWriter:
@@ -140,11 +177,24 @@ class LexicalIndex:
             raise RuntimeError("lexical index opened read-only")
         return self._writer
 
+    def _gw(self) -> tantivy.IndexWriter:
+        if self._grams_writer is None:
+            raise RuntimeError("lexical index opened read-only")
+        return self._grams_writer
+
     def delete_paths(self, paths: Iterable[str]) -> None:
+        """Delete the documents of these paths: their chunks and their file document."""
         with self._lock:
-            w = self._w()
+            w, gw = self._w(), self._gw()
             for p in paths:
                 w.delete_documents_by_term("path", p)
+                gw.delete_documents_by_term("path", p)
+
+    def add_file(self, doc: str) -> None:
+        """Add a file's document (``grams.file_doc``) to the trigram index; call
+        delete_paths first when re-indexing the file."""
+        with self._lock:
+            self._gw().add_json(doc)
 
     def add_chunks(self, docs: Sequence[tuple[int, str]]) -> None:
         """Add chunk documents given as (chunk id, chunk_json_rest(...)); call
@@ -155,9 +205,12 @@ class LexicalIndex:
                 w.add_json('{"chunk_id":' + str(cid) + rest)
 
     def commit(self) -> None:
+        """Commit the chunks, then the files' trigrams (the caller writes the manifest after)."""
         with self._lock:
             self._w().commit()
+            self._gw().commit()
         self.index.reload()
+        self.grams.reload()
 
     def delete_chunk_ids(self, ids: Iterable[int]) -> None:
         """Delete every document holding one of these chunk ids (orphans of a crash,
@@ -171,10 +224,35 @@ class LexicalIndex:
         """Remove files no commit refers to (left by a process killed while writing)."""
         with self._lock:
             self._w().garbage_collect_files()
+            self._gw().garbage_collect_files()
 
     # reading ----------------------------------------------------------
     def reload(self) -> None:
         self.index.reload()
+        self.grams.reload()
+
+    def file_keys(self) -> list[int]:
+        """The ``file_key`` of every file document (``grams.path_key`` of its path), ascending."""
+        return self._file_values(tantivy.Query.all_query(), None)
+
+    def files_holding(self, query: GramQuery, limit: int) -> list[int]:
+        """The ``file_key`` of the files whose trigrams satisfy ``query``, at most ``limit``
+        (the number of indexed files: a search collects that many values at most)."""
+        return self._file_values(self._grams_query(query), limit)
+
+    def _grams_query(self, query: GramQuery) -> tantivy.Query:
+        occur = tantivy.Occur.Must if query.op == "all" else tantivy.Occur.Should
+        clauses = [(occur, tantivy.Query.term_query(self.grams_schema, "grams", g)) for g in query.grams]
+        clauses.extend((occur, self._grams_query(sub)) for sub in query.subs)
+        return tantivy.Query.boolean_query(clauses)
+
+    def _file_values(self, query: tantivy.Query, limit: int | None) -> list[int]:
+        searcher = self.grams.searcher()
+        if searcher.num_docs == 0 or limit == 0:
+            return []
+        hits = searcher.search(query, min(limit or searcher.num_docs, searcher.num_docs), count=False,
+                               order_by_field="file_key", order=tantivy.Order.Asc).hits
+        return [key for key, _addr in hits]
 
     def max_chunk_id(self) -> int:
         searcher = self.index.searcher()

@@ -204,6 +204,8 @@ class Manifest(Annotations):
         # counts are asked for on every search: cached until the next write
         self._generation = 0
         self._cached: dict[str, tuple[int, dict[str, int]]] = {}
+        self._files_generation = 0  # a new one whenever files come or go (or change language)
+        self._languages: tuple[int, dict[str, str | None]] | None = None
         self._fts: bool | None = None  # FTS5 available (the commits table), once known
 
     def close(self) -> None:
@@ -242,6 +244,22 @@ class Manifest(Annotations):
         with self._lock:
             rows = self._db.execute(f"SELECT {_FILE_COLUMNS} FROM files").fetchall()
         return {r[0]: _file_record(r) for r in rows}
+
+    def file_languages(self) -> dict[str, str | None]:
+        """path -> language of every indexed file; the same object (shared: do not change
+        it) until files come or go, so a caller may key what it derives on its identity."""
+        with self._lock:
+            if self._languages is None or self._languages[0] != self._files_generation:
+                rows = self._db.execute("SELECT path, lang FROM files").fetchall()
+                self._languages = (self._files_generation, dict(rows))
+            return self._languages[1]
+
+    def reread(self) -> None:
+        """Another process wrote the manifest (a reader following the writer): what is
+        cached of it is read again when next asked for."""
+        with self._lock:
+            self._generation += 1
+            self._files_generation += 1
 
     def file_records(self, paths: Iterable[str]) -> dict[str, FileRecord]:
         """The rows of some files (those indexed among ``paths``): a page of hits, not the tree."""
@@ -286,6 +304,7 @@ class Manifest(Annotations):
             db.executemany(_INSERT_SKIPPED, map(_skip_row, skipped))
             if upserts or deletes:  # the Merkle root is computed again when next asked for
                 db.execute("DELETE FROM meta WHERE key=?", (MERKLE_META,))
+                self._files_generation += 1
 
     def replace_skipped(self, skipped: Iterable[tuple]) -> None:
         with self._lock:

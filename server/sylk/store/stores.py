@@ -26,7 +26,7 @@ from ..errors import IndexError_, first_line
 from ..ingest.parsing import ChunkRow
 from .damage import WriterLock, check_segments, set_aside, sqlite_damage
 from .embedding_cache import EmbeddingCache
-from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, SCHEMA_VERSION, TANTIVY_DIR
+from .layout import GRAMS_DIR, LOCK_FILE, MANIFEST_FILE, META_FILE, SCHEMA_VERSION, TANTIVY_DIR
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .manifest import ChunkRecord, Manifest
 from .vectors import VectorIndex
@@ -156,19 +156,20 @@ class Stores:
         except sqlite3.DatabaseError as exc:
             manifest.close()
             return sqlite_damage(exc)
-        tantivy_dir = folder / TANTIVY_DIR
-        if chunks and not (tantivy_dir / "meta.json").exists():
-            manifest.close()
-            return f"the text index is gone ({TANTIVY_DIR}/meta.json is missing)"
-        problems = check_segments(manifest, tantivy_dir, writable) if (tantivy_dir / "meta.json").exists() else []
+        tantivy_dir, grams_dir = folder / TANTIVY_DIR, folder / GRAMS_DIR
+        for name in (TANTIVY_DIR, GRAMS_DIR):
+            if chunks and not (folder / name / "meta.json").exists():
+                manifest.close()
+                return f"the text index is gone ({name}/meta.json is missing)"
+        problems = check_segments(manifest, (tantivy_dir, grams_dir), writable)
         if problems:
             manifest.close()
             return f"the text index is damaged: {problems[0]}"
         try:
             try:
-                lexical = LexicalIndex(tantivy_dir, writable=writable)
+                lexical = LexicalIndex(tantivy_dir, grams_dir, writable=writable)
             except LexicalIndexLocked:  # a Sylk without the WriterLock holds Tantivy's lock
-                lexical = LexicalIndex(tantivy_dir, writable=False)
+                lexical = LexicalIndex(tantivy_dir, grams_dir, writable=False)
                 self.read_only_reason = READ_ONLY_REASON
             try:
                 lexical.max_chunk_id()  # reads a stored document
@@ -213,9 +214,11 @@ class Stores:
         return self.vectors is None and self.manifest.chunk_counts()["chunks"] < chunks + self._next_chunk_id - first_id
 
     # writing --------------------------------------------------------------
-    def add_chunks(self, rel: str, language: str | None, chunks: Sequence[ChunkRow]) -> list[ChunkRecord]:
+    def add_chunks(self, rel: str, language: str | None, chunks: Sequence[ChunkRow],
+                   file_doc: str = "") -> list[ChunkRecord]:
         """Add a file's parsed chunks (``Parsed.chunks``) to the text index under new chunk
-        ids and return the manifest rows for them. The caller deleted the file's old
+        ids, and its file document (``Parsed.file_doc``: its trigrams) when given, and
+        return the manifest rows for the chunks. The caller deleted the file's old
         documents and commits."""
         rows = []
         docs = []
@@ -226,6 +229,8 @@ class Stores:
             rows.append(ChunkRecord(cid, rel, c.start_line, c.end_line, language, c.type, c.kind, c.symbol,
                                    c.container, c.text_hash, c.embed_text))
         self.lexical.add_chunks(docs)
+        if file_doc:
+            self.lexical.add_file(file_doc)
         return rows
 
     def apply(self, forget: Sequence[str], *args: Any, **kw: Any) -> None:

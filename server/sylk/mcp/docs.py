@@ -1,0 +1,116 @@
+"""What the MCP server tells agents: its instructions and each tool's description."""
+
+from __future__ import annotations
+
+INSTRUCTIONS = """\
+Sylk searches this workspace's code locally: an index of symbols (definitions), \
+full text (BM25) and meaning (embeddings of every function, class, section and file).
+- search_symbol: you know (part of) a name: fuzzy, camelCase/snake_case aware \
+("hrp" finds HttpRetryPolicy, "Repo.get" finds methods named get* of *Repo* classes). \
+Fast and exact about definitions.
+- search_code: you know words that appear in the code (mode "lexical"), or you can \
+describe what the code does (mode "semantic"), or both (mode "hybrid", the default). \
+Hits are chunks (a function, a class, a markdown section) with a snippet and line range.
+- find_definition: where a name is defined, nearest first when you give the file that \
+uses it (its own and imported definitions, then the same folder, then the same language).
+- find_references: every place a name occurs (whole words), with the symbol around it.
+- grep: every line matching a regular expression or an exact string (punctuation and \
+all), as rg finds it.
+- get_callers: the functions that call a name, with each call site.
+- get_status: how much is indexed and embedded, and whether work is running.
+- reindex: after you changed files, to be sure the index has them (changes on disk are \
+usually picked up by themselves within a second or two).
+Results are pages: pass the returned nextOffset as offset for more."""
+
+SEARCH_CODE_DOC = """\
+Search the workspace's code and docs by words and by meaning; returns ranked chunks \
+(functions, methods, classes, markdown sections, config blocks, file headers) with \
+path, 1-based line range, symbol, kind, language, score, per-side ranks and a snippet.
+
+Modes: "lexical" matches the words of the query (identifiers are split, so "user id" \
+finds get_user_by_id; best for names, error messages, exact terms). "semantic" matches \
+meaning with a local embedding model (best for natural-language questions like "where \
+do we retry failed HTTP calls"; needs the chunks embedded, see "semantic" in the result). \
+"hybrid" (default) fuses both rankings and is the right choice when unsure. \
+To find a definition by name, search_symbol is faster and more precise.
+
+Filters narrow the results (all optional, combined with AND; values within one filter \
+are OR): languages (e.g. ["python", "go"]), types (source_code, markdown, config, text, ...), \
+paths (gitignore-style globs relative to the workspace root, e.g. ["app/**", "*.go"]), \
+kinds (function, method, class, struct, interface, heading, ...), roles (test, \
+repository, service, handler, command, query, entity: told from names and paths); in a \
+git repository also authors (of each file's last commit) and modified_after/before, and \
+types ["git_commit"] searches commit messages. The same filters work inline in the \
+query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry backoff".
+
+Pagination: "totalHits" counts the matches found, "nextOffset" is the offset of the \
+next page (null when there is none). "semantic" says how complete the semantic side is: \
+while embedding runs, semantic and hybrid results cover only the embedded part. Lines \
+are where the code is now, even in a file changed since it was indexed; a hit with \
+"stale": true could not be found in its changed file (its lines are the old ones, its \
+snippet empty): reindex and search again."""
+
+SEARCH_SYMBOL_DOC = """\
+Find symbol definitions (classes, functions, methods, types, constants, markdown headings) \
+by name, fuzzily: exact > prefix > camel-hump/snake-word initials ("hrp" -> \
+HttpRetryPolicy, "gubi" -> get_user_by_id) > substring > subsequence, types before \
+functions on ties. "Container.name" restricts to members of a matching container \
+("HttpRetryPolicy.delay"). Returns name, kind, container, path, 1-based line and column \
+of the name, end line of the definition, and signature. Use it when you know (part of) \
+a name; use search_code for words inside bodies or for descriptions of behaviour. \
+Pagination: pass the returned nextOffset as offset (null: no more)."""
+
+FIND_DEFINITION_DOC = """\
+Where an identifier is defined, from the symbol index of every language: a name match \
+(no type analysis), exact name, the same case first. Give "path" (the workspace file \
+that uses the name) to rank from it: definitions in that file, then in the files it \
+imports, then in its folder, then in its language, then the rest ("near" says which). \
+"Class.method" or "obj.method" ranks definitions whose container is the qualifier first. \
+Returns name, kind, container, path, 1-based line and column of the name, end line, \
+signature and near."""
+
+FIND_REFERENCES_DOC = """\
+Every whole-word occurrence of an identifier in the indexed files, from the index \
+(what "rg -w -F name" finds, without reading the files): "get" never matches get_user. \
+A name match, in every language, case-sensitive. Each occurrence has path, 1-based line, \
+column and endColumn (UTF-16), the enclosing symbol ("Class.method"), the line's text, \
+"in" (code, comment or string), "call" (a call site) and "declaration" (a definition's \
+own name). code_only leaves out comments and strings; path narrows to files (a \
+gitignore-style glob or a file). "total" counts every occurrence; pages by offset."""
+
+GET_CALLERS_DOC = """\
+Who calls a function or method: the call sites of a name (the name of a call expression \
+in that language's syntax, from the index: no file is read), grouped by the function or \
+method around each ("caller": name, kind, container, path, 1-based line; null for a \
+call at a file's top level) with each call's 1-based line, column and text. A name \
+match, case-sensitive, in every language: callers of other functions with the same name \
+are included."""
+
+GET_STATUS_DOC = """\
+The index of this workspace: files, symbols, chunks, how many chunks are embedded and \
+pending (semantic search covers only embedded chunks), languages, skipped files \
+(total, and per reason its count and the first 20 files; skipped="all" lists every \
+one), the last indexing run, and what runs now ("state": opening, indexing, \
+embedding or ready, with progress). Poll it after reindex to follow the embedding."""
+
+REINDEX_DOC = """\
+Bring the index up to date with the files on disk: only added, changed and deleted \
+files are processed (seconds, usually), then their new chunks are embedded in the \
+background. With wait=true (default) it returns when the files are indexed (or after \
+about 45 s, saying the run continues in the background); with wait=false it returns at \
+once. The answer says which ("indexed": done or running), what changed, and whether \
+embedding runs ("embedding"); follow progress with get_status."""
+
+
+GREP_DOC = """\
+Every line of the indexed files that a regular expression (Python re syntax; the \
+syntax rg shares works) or, with exact=true, a literal string matches: what "rg" finds \
+in the same files, answered from a trigram index. Use it for exact text with \
+punctuation ("foo->bar(", "Content-Type", "TODO(alice)") and for patterns \
+("def \\w+_cache\\("); use search_code for ranked, fuzzy or natural-language search. \
+case: "smart" (default: insensitive unless the pattern has an upper-case letter), \
+"sensitive" or "insensitive"; whole_word like rg -w. Each hit: path, 1-based line, the \
+line's text, "matches" (1-based UTF-16 start and end columns of each match) and the \
+symbol around the line. "totalHits" counts matching lines (a lower bound when \
+"totalHitsLowerBound"); "scanned" means no literal of 3+ characters could be looked up \
+and every file was read; "partial" that a time limit cut the search short."""

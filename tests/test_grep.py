@@ -1,0 +1,287 @@
+"""Exact and regex search (issue 16): line-level hits from the trigram index, kept fresh
+through disk changes, saves and unsaved buffers, with paging, filters, the enclosing
+symbol and UTF-16 columns; over stdio (``sylk/search`` modes exact and regex, a
+``/regex/`` query), the CLI (``sylk grep``) and MCP (``grep``). The randomized
+comparison with rg is tests/test_grep_rg.py; the pattern analysis tests/test_pattern.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import start_lsp, uri, wait_for_progress_end
+from lsprotocol import types
+from sylk.config import Settings
+from sylk.engine.workspace import Workspace
+from sylk.errors import FieldError
+from sylk.ingest import grams
+from sylk.search.query import Filters, GrepRequest
+
+FILES = {
+    "app/users.py": "class UserStore:\n    def get(self, key):\n        return self.rows.get(key)  # TODO(alice)\n\n"
+                    "    def get_user(self, uid):\n        return self.get(uid)\n",
+    "app/http.py": 'HEADERS = {"Content-Type": "application/json"}\n\n\ndef fetch(url):\n'
+                   '    return session.get(url, headers=HEADERS)\n',
+    "native/buf.c": "int get(struct buf *b) {\n    return b->data[b->pos];\n}\n",
+    "web/greet.ts": "export function greet(name: string) {\n  return `👋 héllo ${name}`; // Exportable\n}\n",
+    "docs/notes.md": "# Notes\n\nThe CONTENT-TYPE header, and content-type in lower case.\n",
+}
+NO_EMBED = {"embedding": {"enabled": False}}
+
+
+@pytest.fixture
+def grep_root(tmp_path: Path) -> Path:
+    root = tmp_path / "grep"
+    for rel, text in FILES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def ws(grep_root: Path, tmp_path: Path):
+    w = Workspace(grep_root, Settings(index_dir=str(tmp_path / "index")))
+    w.index()
+    yield w
+    w.close()
+
+
+def lines(ws: Workspace, pattern: str, **kw) -> list[tuple[str, int]]:
+    return [(h.path, h.line) for h in ws.grep(GrepRequest(pattern, limit=None, **kw)).hits]
+
+
+def test_exact_strings_with_punctuation(ws: Workspace):
+    assert lines(ws, "b->data[", mode="exact") == [("native/buf.c", 1)]
+    assert lines(ws, '"Content-Type"', mode="exact") == [("app/http.py", 0)]
+    assert lines(ws, "TODO(alice)", mode="exact") == [("app/users.py", 2)]
+    hit = ws.grep(GrepRequest("TODO(alice)", "exact")).hits[0]
+    assert (hit.symbol, hit.container, hit.kind) == ("get", "UserStore", "method")
+    assert hit.text == "        return self.rows.get(key)  # TODO(alice)"
+    assert hit.matches == ((hit.text.index("TODO"), len(hit.text)),)
+
+
+def test_case_modes_and_whole_words(ws: Workspace):
+    # smart: insensitive for a lower-case pattern, sensitive once it holds an upper-case letter
+    assert lines(ws, "content-type", mode="exact") == [("app/http.py", 0), ("docs/notes.md", 2)]
+    assert lines(ws, "Content-Type", mode="exact") == [("app/http.py", 0)]
+    assert lines(ws, "Content-Type", mode="exact", case=False) == [("app/http.py", 0), ("docs/notes.md", 2)]
+    assert lines(ws, "content-type", mode="exact", case=True) == [("docs/notes.md", 2)]
+    # whole words: get, not get_user (nor Export inside Exportable)
+    assert lines(ws, "get", whole_word=True) == [
+        ("app/http.py", 4), ("app/users.py", 1), ("app/users.py", 2), ("app/users.py", 5), ("native/buf.c", 0)]
+    assert ("app/users.py", 4) in lines(ws, "get")
+    assert lines(ws, "export", whole_word=True, case=False) == [("web/greet.ts", 0)]
+    assert lines(ws, "Export.*", case=True) == [("web/greet.ts", 1)]
+
+
+def test_regex_and_utf16_columns(ws: Workspace):
+    hits = ws.grep(GrepRequest(r"h.llo \$\{\w+\}", limit=None)).hits
+    assert [(h.path, h.line) for h in hits] == [("web/greet.ts", 1)]
+    text = hits[0].text
+    start, end = hits[0].matches[0]
+    units = text.encode("utf-16-le")
+    assert units[2 * start:2 * end].decode("utf-16-le") == "héllo ${name}"
+    assert start == len(text[:text.index("h")].encode("utf-16-le")) // 2  # the emoji counts two units
+    assert lines(ws, r"def \w+_user\(") == [("app/users.py", 4)]
+    assert lines(ws, r"^\s+return (self|b)") == [("app/users.py", 2), ("app/users.py", 5), ("native/buf.c", 1)]
+
+
+def test_every_match_on_a_line_paging_and_totals(ws: Workspace):
+    hit = ws.grep(GrepRequest("get", whole_word=True, filters=Filters(paths=("app/users.py",)))).hits[1]
+    assert hit.line == 2 and hit.matches == ((25, 28),)
+    two = ws.grep(GrepRequest("return", limit=2))
+    assert two.total_hits == 5 and not two.lower_bound and len(two.hits) == 2
+    rest = ws.grep(GrepRequest("return", limit=2, offset=2))
+    everything = [(h.path, h.line) for h in ws.grep(GrepRequest("return", limit=None)).hits]
+    assert [(h.path, h.line) for h in two.hits + rest.hits] == everything[:4]
+    assert everything == sorted(everything)  # files in path order, lines in order
+
+
+def test_filters(ws: Workspace):
+    assert lines(ws, "return", filters=Filters(languages=("c",))) == [("native/buf.c", 1)]
+    assert lines(ws, "content", filters=Filters(types=("markdown",))) == [("docs/notes.md", 2)]
+    assert lines(ws, "return", filters=Filters(paths=("app/**",), kinds=("function",))) == [("app/http.py", 4)]
+    assert lines(ws, "return", filters=Filters(kinds=("method",))) == [("app/users.py", 2), ("app/users.py", 5)]
+
+
+def test_no_literal_scans_and_a_time_limit_gives_a_marked_partial_answer(ws: Workspace):
+    every = ws.grep(GrepRequest(r"\w+", limit=None))
+    assert every.scanned and every.files_searched == len(FILES) and "every indexed file" in every.message
+    selective = ws.grep(GrepRequest("rows.get", mode="exact"))
+    assert not selective.scanned and selective.files_searched == 1
+    cut = ws.grep(GrepRequest(r"\w+", time_limit_s=0.0))
+    assert cut.partial and cut.lower_bound and "partial" in cut.message
+
+
+def test_bad_patterns_are_refused_clearly(ws: Workspace):
+    for pattern, words in (("a(", "position 1"), ("", "empty"), ("a\nb", "line break")):
+        with pytest.raises(FieldError) as err:
+            ws.grep(GrepRequest(pattern))
+        assert words in str(err.value), (pattern, str(err.value))
+
+
+def test_disk_changes_and_deletions(ws: Workspace, grep_root: Path):
+    (grep_root / "app/http.py").write_text("def fetch(url):\n    return retry_with_backoff(url)\n", encoding="utf-8")
+    (grep_root / "native/buf.c").unlink()
+    ws.index()
+    assert lines(ws, "retry_with_backoff(", mode="exact") == [("app/http.py", 1)]
+    assert lines(ws, "Content-Type", mode="exact") == []
+    assert lines(ws, "b->data", mode="exact") == []
+    assert grams.path_key("native/buf.c") not in ws.lexical.file_keys()
+    assert len(ws.lexical.file_keys()) == len(FILES) - 1
+
+
+def test_unsaved_buffers_and_saves(ws: Workspace, grep_root: Path):
+    typed = FILES["app/users.py"] + "\ndef typed_a_moment_ago():\n    pass\n"
+    ws.set_unsaved("app/users.py", typed.encode())
+    assert lines(ws, "typed_a_moment_ago", mode="exact") == [("app/users.py", 7)]
+    ws.set_unsaved("app/users.py", None)  # closed without saving: the disk again
+    assert lines(ws, "typed_a_moment_ago", mode="exact") == []
+    # saved: found at once (from the buffer until the re-index is over), then from the index
+    ws.set_unsaved("app/users.py", typed.encode())
+    (grep_root / "app/users.py").write_text(typed, encoding="utf-8")
+    ws.keep_unsaved("app/users.py")
+    assert lines(ws, "typed_a_moment_ago", mode="exact") == [("app/users.py", 7)]
+    ws.reindex_paths(["app/users.py"])
+    assert not ws.lines._buffers  # the index answers for the file now
+    assert lines(ws, "typed_a_moment_ago", mode="exact") == [("app/users.py", 7)]
+    # a new file, not saved yet, is searched too
+    ws.set_unsaved("app/new.py", b"brand_new_text = 1\n")
+    assert lines(ws, "brand_new_text", mode="exact") == [("app/new.py", 0)]
+
+
+def test_a_reader_follows_the_writer(ws: Workspace, grep_root: Path, tmp_path: Path):
+    reader = Workspace(grep_root, Settings(index_dir=str(tmp_path / "index")), writable=False)
+    try:
+        assert lines(reader, "followed_text", mode="exact") == []
+        (grep_root / "docs/more.md").write_text("followed_text here\n", encoding="utf-8")
+        ws.index()
+        assert reader.follow_writer()
+        assert lines(reader, "followed_text", mode="exact") == [("docs/more.md", 0)]
+    finally:
+        reader.close()
+
+
+def test_the_trigram_index_reopens_after_a_kill(grep_root: Path, tmp_path: Path):
+    """A writer killed mid-run leaves an index whose file documents and manifest agree
+    once it is opened again and the run is done again."""
+    index = tmp_path / "killed"
+    code = (f"import os, sys\nsys.path.insert(0, {str(Path(__file__).parents[1] / 'server')!r})\n"
+            "from pathlib import Path\nfrom sylk.config import Settings\nfrom sylk.engine.workspace import Workspace\n"
+            f"ws = Workspace(Path({str(grep_root)!r}), Settings(index_dir={str(index)!r}))\n"
+            "ws.index(workers=1)\n"
+            f"Path({str(grep_root / 'late.txt')!r}).write_text('late_words here\\n')\n"
+            "ws.index(workers=1)\nos._exit(9)  # no close: the lock file says unclean\n")
+    subprocess.run([sys.executable, "-c", code], check=False, timeout=120)
+    again = Workspace(grep_root, Settings(index_dir=str(index)))
+    try:
+        again.index()
+        assert lines(again, "late_words", mode="exact") == [("late.txt", 0)]
+        assert sorted(again.lexical.file_keys()) == sorted(grams.path_key(p) for p in again.manifest.files())
+    finally:
+        again.close()
+
+
+def test_file_grams_hold_every_literal_of_the_text():
+    text = "Straße ΣΊΣΥΦΟΣ İstanbul 👋 x\r\ny->z"
+    held = set(grams.file_grams(text).split())
+    for literal in ("strasse", "ΣΊΣΥΦΟΣ", "σίσυφος", "istanbul", "İstanbul", "👋 x", "y->z", "\r"):
+        assert set(grams.literal_grams(literal)) <= held or len(literal.encode()) < 3, literal
+    assert not any("0a" in (g[:2], g[2:4], g[4:]) for g in held)  # no trigram across a line break
+
+
+# -- over stdio, the CLI and MCP ------------------------------------------------------------------
+
+async def _search(client, params: dict) -> dict:
+    return await client.protocol.send_request_async("sylk/search", params)
+
+
+async def test_line_search_over_stdio(grep_root: Path, _isolated_index: Path):
+    """Modes exact and regex and a /regex/ query answer with line hits (URI, ranges of every
+    match, the enclosing symbol); a bad pattern is InvalidParams; a saved edit is found at once."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    client = await start_lsp(grep_root, _isolated_index, "visual-studio-code", NO_EMBED)
+    try:
+        await wait_for_progress_end(client)
+        got = await _search(client, {"query": "get(", "mode": "exact", "wholeWord": False, "limit": 2})
+        assert got.mode == "exact" and got.totalHits == 5 and len(got.hits) == 2 and not got.totalHitsLowerBound
+        first = got.hits[0]
+        assert (first.uri, first.line, first.symbol, first.containerName) == (
+            uri(grep_root / "app/http.py"), 4, "fetch", "")
+        assert [(m.start.character, m.end.character) for m in first.matches] == [(19, 23)]
+        inline = await _search(client, {"query": "lang:c /b->\\w+\\[/"})
+        assert inline.mode == "regex" and [(h.path, h.line) for h in inline.hits] == [("native/buf.c", 1)]
+        for bad in ({"query": "a(", "mode": "regex"}, {"query": "x", "mode": "exact", "caseSensitive": "yes"},
+                    {"query": "x", "mode": "exact", "filters": {"roles": ["test"]}}):
+            with pytest.raises(JsonRpcInvalidParams):
+                await _search(client, bad)
+        # freshness: saved, then searched at once
+        doc = uri(grep_root / "docs/notes.md")
+        text = FILES["docs/notes.md"] + "\nsaved_just_now (with parens)\n"
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=doc, language_id="markdown", version=1, text=FILES["docs/notes.md"])))
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        (grep_root / "docs/notes.md").write_text(text, encoding="utf-8")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(
+            uri=doc)))
+
+        async def found() -> list:
+            while not (hits := (await _search(client, {"query": "just_now (with", "mode": "exact"})).hits):
+                await asyncio.sleep(0.02)
+            return hits
+        hits = await asyncio.wait_for(found(), 30)
+        assert [(h.path, h.line) for h in hits] == [("docs/notes.md", 4)]
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+def _sylk(*args: str, env_index: Path, cwd: Path) -> subprocess.CompletedProcess:
+    import os
+
+    exe = Path(sys.executable).parent / "sylk"
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, "SYLK_INDEX_DIR": str(env_index), "NO_COLOR": "1"}, timeout=120)
+
+
+def test_cli_grep(grep_root: Path, tmp_path: Path):
+    index = tmp_path / "cli-index"
+    out = _sylk("grep", "-F", "TODO(alice)", str(grep_root), env_index=index, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "app/users.py:3:38:        return self.rows.get(key)  # TODO(alice)\n"
+    counted = _sylk("grep", "-c", "-w", "get", str(grep_root), env_index=index, cwd=tmp_path)
+    assert counted.stdout.splitlines() == ["app/http.py:1", "app/users.py:3", "native/buf.c:1"]
+    # rg's default: case-sensitive; -i and -S as rg
+    assert _sylk("grep", "content-type", str(grep_root), env_index=index, cwd=tmp_path).stdout.count("\n") == 1
+    assert _sylk("grep", "-i", "content-type", str(grep_root), env_index=index, cwd=tmp_path).stdout.count("\n") == 2
+    as_json = json.loads(_sylk("grep", "--json", "--lang", "typescript", "héllo", str(grep_root),
+                               env_index=index, cwd=tmp_path).stdout)
+    assert as_json["totalHits"] == 1 and as_json["hits"][0]["line"] == 2
+    none = _sylk("grep", "no_such_text_anywhere", str(grep_root), env_index=index, cwd=tmp_path)
+    assert none.returncode == 1 and none.stdout == ""
+    bad = _sylk("grep", "a(", str(grep_root), env_index=index, cwd=tmp_path)
+    assert bad.returncode == 2 and "position 1" in bad.stderr
+
+
+async def test_mcp_grep(grep_root: Path, _isolated_index: Path):
+    from test_mcp import call, call_error, indexed, session, wait_until
+
+    async with session(grep_root, _isolated_index) as s:
+        await wait_until(s, indexed, "the first index run")
+        first = await call(s, "grep", pattern="return", limit=2)
+        assert first["totalHits"] == 5 and len(first["hits"]) == 2 and first["nextOffset"] == 2
+        exact = await call(s, "grep", pattern="b->data[b->pos]", exact=True)
+        assert [(h["path"], h["line"], h["matches"]) for h in exact["hits"]] == [
+            ("native/buf.c", 2, [{"start": 12, "end": 27}])]
+        words = await call(s, "grep", pattern="GET", case="insensitive", whole_word=True, kinds=["method"])
+        assert {(h["path"], h["line"]) for h in words["hits"]} == {("app/users.py", 2), ("app/users.py", 3),
+                                                                   ("app/users.py", 6)}
+        assert "pattern" in await call_error(s, "grep", pattern="a(")
