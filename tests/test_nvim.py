@@ -31,6 +31,11 @@ needs_nvim = pytest.mark.skipif(
     NVIM is None, reason="nvim is not on PATH (install Debian's neovim: apt-get install neovim; CI does)")
 
 
+def utf16_to_byte(text: str, column: int) -> int:
+    """The UTF-8 byte offset of a UTF-16 column of ``text`` (what the quickfix list wants)."""
+    return len(text.encode("utf-16-le")[:2 * column].decode("utf-16-le").encode())
+
+
 def run_nvim(script: Path, workspace: Path, tmp_path: Path, *files: str,
              env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``script`` as the init file of a headless Neovim in ``workspace``; its JSON report."""
@@ -179,6 +184,99 @@ def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_ind
     assert report["qf_title_after_telescope"] == "before telescope"
 
 
+# :SylkGrep's arguments, one run each: a text with punctuation (and a trailing space)
+# that also follows non-ASCII text, a regex with several matches on a line after emoji,
+# whole words ignoring case, and what the user is told when nothing matches, when the
+# pattern has no literal text, when the regex is invalid and when a flag is unknown.
+GREPS = ['-F "; ZWJ_FAMILY = "', "-F (self, ", "[A-Z]+_[A-Z_]+ = ", "-w -i RETRY", "-s -F zzz_no_such_text",
+         r"\d{3}", "-F -- -w", "retry(", "-x retry"]
+
+
+def grep_expected(workspace: Path, pattern: str, flags: int = 0) -> list[tuple[str, int, int, int, str]]:
+    """What :SylkGrep should list for a Python regex: (file, line, byte column, end byte
+    column, line text) per match, 1-based, in the indexed files of the fixture workspace."""
+    regex = re.compile(pattern, flags)
+    out = []
+    for path in sorted(workspace.rglob("*")):
+        rel = path.relative_to(workspace)
+        if not path.is_file() or rel.parts[0] in (".git", "node_modules", "ignored_dir"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for n, line in enumerate(text.removesuffix("\n").split("\n")):
+            line = line.removesuffix("\r")
+            for m in regex.finditer(line):
+                if m.end() > m.start():
+                    out.append((str(path), n + 1, len(line[:m.start()].encode()) + 1, len(line[:m.end()].encode()) + 1,
+                                line))
+    return out
+
+
+@needs_nvim
+def test_neovim_grep_end_to_end(workspace: Path, tmp_path: Path, _isolated_index: Path,
+                                sylk_next_to_python: Path) -> None:
+    report = run_nvim(PLUGIN / "tests" / "grep.lua", workspace, tmp_path, "app/http.py",
+                      env={"SYLK_NVIM_GREPS": "\n".join(GREPS)})
+    greps = {g["args"]: g for g in report["greps"]}
+    assert list(greps) == GREPS
+
+    def entries(args: str) -> list[tuple[str, int, int, int, str]]:
+        got = [(e["file"], e["lnum"], e["col"], e["end_col"], e["text"]) for e in greps[args]["entries"]]
+        # the matches of a line are listed in order
+        for a, b in zip(got, got[1:]):
+            if a[:2] == b[:2]:
+                assert a[2] < b[2], (a, b)
+        return sorted(got)
+
+    def span(line: str, needle: str) -> tuple[int, int]:
+        """The 1-based byte columns of ``needle`` in ``line``, end exclusive (as :vimgrep)."""
+        start = line.index(needle)
+        return len(line[:start].encode()) + 1, len(line[:start + len(needle)].encode()) + 1
+
+    # -F: the text as typed, punctuation and quotes included; uppercase in it: case-sensitive
+    # (smart case). Byte columns: 'FAREWELL = "adiós 👋👋' before the match is 22 UTF-16
+    # units and 27 bytes, so the entry is at column 28.
+    unicode_py = str(workspace / "app" / "unicode.py")
+    farewell = 'FAREWELL = "adiós 👋👋"; ZWJ_FAMILY = "👨‍👩‍👧"; LAST_ON_LINE = 3'
+    first = greps['-F "; ZWJ_FAMILY = "']
+    assert span(farewell, '"; ZWJ_FAMILY = "') == (28, 45)
+    assert entries(first["args"]) == [(unicode_py, 4, 28, 45, farewell)]
+    assert first["title"] == 'SylkGrep "; ZWJ_FAMILY = "' and first["quickfix_open"] is True
+    assert first["done"]["count"] == 1 and first["notes"] == []
+    # the trailing space is part of the text; no upper-case letter: case-insensitive
+    assert greps["-F (self, "]["title"] == "SylkGrep (self, "
+    self_args = entries("-F (self, ")
+    assert self_args == sorted(grep_expected(workspace, re.escape("(self, "), re.IGNORECASE))
+    grosse = "    def größe(self, wert: int) -> int:"
+    assert (unicode_py, 12, *span(grosse, "(self, "), grosse) in self_args
+    # a regex: every match of each line, one entry each (two on line 4 of unicode.py)
+    constants = entries("[A-Z]+_[A-Z_]+ = ")
+    assert constants == sorted(grep_expected(workspace, "[A-Z]+_[A-Z_]+ = "))
+    assert [(e[2], e[3]) for e in constants if e[0] == unicode_py and e[1] == 4] == [
+        span(farewell, "ZWJ_FAMILY = "), span(farewell, "LAST_ON_LINE = ")]
+    # whole words, ignoring case
+    retry = entries("-w -i RETRY")
+    assert retry == sorted(grep_expected(workspace, r"\bretry\b", re.IGNORECASE)) and retry
+    # nothing matches: said so, and the list is empty under the grep's title
+    none = greps["-s -F zzz_no_such_text"]
+    assert none["entries"] == [] and none["title"] == "SylkGrep zzz_no_such_text"
+    assert [n["msg"] for n in none["notes"]] == ["no match for zzz_no_such_text"]
+    # no literal text to look up: every file was read, and the user is told
+    digits = greps[r"\d{3}"]
+    assert digits["done"]["scanned"] is True
+    assert any("every indexed file was read" in n["msg"] for n in digits["notes"]), digits["notes"]
+    assert entries(r"\d{3}") == sorted(grep_expected(workspace, r"\d{3}"))
+    # -- ends the flags: a pattern that starts with -
+    assert greps["-F -- -w"]["title"] == "SylkGrep -w"
+    # an invalid regex: the server's message, as an error
+    bad = greps["retry("]
+    assert bad["entries"] == [] and bad["done"]["error"]
+    assert [n["level"] for n in bad["notes"]] == [4]  # vim.log.levels.ERROR
+    assert bad["notes"][0]["msg"].startswith("SylkGrep retry(: ") and bad["done"]["error"] in bad["notes"][0]["msg"]
+    # an unknown flag is refused before asking the server
+    assert greps["-x retry"]["done"] is None
+    assert greps["-x retry"]["notes"][0]["msg"].startswith("unknown flag -x")
+
+
 @needs_nvim
 def test_neovim_plugin_explains_what_is_wrong(workspace: Path, tmp_path: Path) -> None:
     report = run_nvim(PLUGIN / "tests" / "errors.lua", workspace, tmp_path, env={
@@ -301,6 +399,30 @@ def test_neovim_plugin_renders_every_sample_of_the_protocol(tmp_path: Path) -> N
     assert full["summary"].startswith(f"{samples['results'][0]['result']['totalHits']} hits")
     assert all(s["lines"] for s in report["statuses"])
 
+    # matching lines (modes exact and regex): one quickfix entry per match, at its byte
+    # column (the samples' columns are UTF-16, after non-ASCII text and emoji), the line's text
+    assert len(report["line_hits"]) == len(samples["lineHits"]) >= 3
+    for got, sample in zip(report["line_hits"], samples["lineHits"], strict=True):
+        hit = sample["hit"]
+        want = [(m["start"]["character"], m["end"]["character"]) for m in hit["matches"]] or \
+            [(hit["range"]["start"]["character"], hit["range"]["end"]["character"])]
+        assert [(e["col"], e["end_col"]) for e in got["items"]] == [
+            (utf16_to_byte(hit["text"], a) + 1, utf16_to_byte(hit["text"], b) + 1) for a, b in want], sample["name"]
+        assert all(e["lnum"] == hit["line"] + 1 and e["text"] == hit["text"] for e in got["items"]), sample["name"]
+        assert all(e["filename"] == hit["uri"].removeprefix("file://") for e in got["items"]), sample["name"]
+    for got, sample in zip(report["line_results"], samples["lineResults"], strict=True):
+        result = sample["result"]
+        assert got["items"] == sum(max(1, len(h["matches"])) for h in result["hits"]), sample["name"]
+        count = f"at least {result['totalHits']}" if result["totalHitsLowerBound"] else str(result["totalHits"])
+        assert got["summary"].startswith(f"{count} matching line"), (sample["name"], got["summary"])
+        assert ("(partial)" in got["summary"]) == result["partial"], got["summary"]
+        notes = "\n".join(got["notes"])
+        if "message" in result:  # the server's words explain its flags
+            assert got["notes"][0] == result["message"], notes
+        else:
+            assert ("time limit" in notes) == result["partial"], notes
+            assert ("every indexed file was read" in notes) == result["scanned"], notes
+
 
 @needs_nvim
 def test_neovim_status_counts_skipped_files_by_reason(tmp_path: Path) -> None:
@@ -326,3 +448,41 @@ vim.cmd("qa!")
     report = json.loads(out.read_text())
     assert report["ok"], report["lines"]
     assert "Skipped: 301 files (binary 300, too-large 1)" in report["lines"]
+
+
+@needs_nvim
+def test_neovim_grep_arguments(tmp_path: Path) -> None:
+    """:SylkGrep's flags come first; everything after them is the pattern, spaces included."""
+    cases = {
+        "foo bar ": ["foo bar ", "regex", "smart", False],
+        "-F foo(bar, ": ["foo(bar, ", "exact", "smart", False],
+        "-Fw  x|y": ["x|y", "exact", "smart", True],
+        "-i -s -w \\bRetry\\b": ["\\bRetry\\b", "regex", True, True],
+        "-s -i a  b": ["a  b", "regex", False, False],
+        "-- -F": ["-F", "regex", "smart", False],
+        "-1": ["-1", "regex", "smart", False],
+    }
+    errors = ["", "-F", "-F --", "-q foo"]
+    out = tmp_path / "args.json"
+    script = tmp_path / "args.lua"
+    script.write_text(f"""
+vim.opt.runtimepath:append({json.dumps(str(PLUGIN))})
+local format = require("sylk.format")
+local got = {{}}
+for _, args in ipairs(vim.fn.json_decode({json.dumps(json.dumps([*cases, *errors]))})) do
+  local pattern, opts = format.grep_args(args)
+  got[#got + 1] = pattern and {{pattern, opts.mode, opts.case, opts.whole_word}} or {{vim.NIL, opts}}
+end
+local f = io.open({json.dumps(str(out))}, "w")
+f:write(vim.fn.json_encode(got))
+f:close()
+vim.cmd("qa!")
+""")
+    assert NVIM is not None
+    subprocess.run([NVIM, "--headless", "--clean", "-u", str(script)], stdin=subprocess.DEVNULL, capture_output=True,
+                   text=True, timeout=TIMEOUT_S, env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+    got = json.loads(out.read_text())
+    assert got[:len(cases)] == list(cases.values())
+    for args, (pattern, message) in zip(errors, got[len(cases):], strict=True):
+        assert pattern is None, args
+        assert message.startswith("unknown flag -q" if args == "-q foo" else "usage: :SylkGrep"), (args, message)

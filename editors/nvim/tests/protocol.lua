@@ -1,6 +1,8 @@
 -- Every sample of the protocol (editors/protocol-samples.json, made from the server's
 -- schema) through the plugin's formatting: each hit to a quickfix item, each result to
--- its items and summary, each status to :SylkStatus lines. Driven by tests/test_nvim.py;
+-- its items and summary, each matching line (modes exact and regex) to :SylkGrep's
+-- quickfix items, each line result to its items, summary and notes, each status to
+-- :SylkStatus lines. Driven by tests/test_nvim.py;
 -- no server runs.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
 local finish = dofile(plugin .. "/tests/report.lua")
@@ -11,7 +13,7 @@ vim.opt.shadafile = "NONE"
 
 local format = require("sylk.format")
 local samples = vim.fn.json_decode(table.concat(vim.fn.readfile(samples_path), "\n"))
-local out = { hits = {}, results = {}, statuses = {}, failures = {} }
+local out = { hits = {}, results = {}, line_hits = {}, line_results = {}, statuses = {}, failures = {} }
 
 local function try(kind, name, fn)
   local ok, value = xpcall(fn, debug.traceback)
@@ -32,6 +34,22 @@ local ok, err = xpcall(function()
     local items = try("result", s.name, function() return format.qf_items(s.result) end)
     local summary = try("result summary", s.name, function() return format.summary(s.result) end)
     table.insert(out.results, { name = s.name, items = items and #items or vim.NIL, summary = summary or vim.NIL })
+  end
+  for _, s in ipairs(samples.lineHits) do
+    local items = try("line hit", s.name, function() return format.line_items(s.hit) end)
+    local entries = {}
+    for _, it in ipairs(items or {}) do
+      table.insert(entries,
+        { filename = it.filename, lnum = it.lnum, col = it.col, end_col = it.end_col, text = it.text })
+    end
+    table.insert(out.line_hits, { name = s.name, items = entries })
+  end
+  for _, s in ipairs(samples.lineResults) do
+    local items = try("line result", s.name, function() return format.qf_items(s.result) end)
+    local summary = try("line result summary", s.name, function() return format.summary(s.result) end)
+    local notes = try("line result notes", s.name, function() return format.grep_notes(s.result) end)
+    table.insert(out.line_results, { name = s.name, items = items and #items or vim.NIL, summary = summary or vim.NIL,
+      notes = notes or vim.NIL })
   end
   for _, s in ipairs(samples.statuses) do
     local lines = try("status", s.name, function() return format.status_lines(s.status) end)

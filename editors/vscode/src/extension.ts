@@ -19,6 +19,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import {
+  AnySearchResult,
   DOCUMENT_TEXT_REQUEST,
   DocumentText,
   IndexStatus,
@@ -26,7 +27,6 @@ import {
   SEARCH_MODES,
   SEARCH_REQUEST,
   SearchMode,
-  SearchResult,
   STATUS_REQUEST,
   StatusParams,
   SYLK_SCHEME,
@@ -296,7 +296,7 @@ class Sylk implements vscode.Disposable {
     }
     const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration(SECTION);
     semanticSearch({
-      search: (params, token) => client.sendRequest<SearchResult>(SEARCH_REQUEST, params, token),
+      search: (params, token) => client.sendRequest<AnySearchResult>(SEARCH_REQUEST, params, token),
       status: () => this.fetchStatus(),
       debounceMs: () => config().get<number>("quickSearch.debounceMs", 150),
       defaultMode: () => {

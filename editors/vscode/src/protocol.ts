@@ -12,8 +12,23 @@ export const REINDEX_COMMAND = "sylk.reindex";
 export const INDEXING_TITLE = "Sylk: Indexing workspace";
 export const EMBEDDING_TITLE = "Sylk: Embedding";
 
-export type SearchMode = "hybrid" | "lexical" | "semantic";
-export const SEARCH_MODES: readonly SearchMode[] = ["hybrid", "lexical", "semantic"];
+/** The modes that rank chunks (the answer is a SearchResult). */
+export type RankedMode = "hybrid" | "lexical" | "semantic";
+/** The modes that find every matching line, as ripgrep does (the answer is a LineSearchResult). */
+export type LineMode = "exact" | "regex";
+export type SearchMode = RankedMode | LineMode;
+export const SEARCH_MODES: readonly SearchMode[] = ["hybrid", "lexical", "semantic", "exact", "regex"];
+export const LINE_MODES: readonly LineMode[] = ["exact", "regex"];
+
+export function isLineMode(mode: string | undefined): mode is LineMode {
+  return (LINE_MODES as readonly string[]).includes(mode ?? "");
+}
+
+/**
+ * Modes exact and regex: true, false, or "smart" (the default: case-insensitive unless the
+ * pattern holds an upper-case letter, as `rg -S`).
+ */
+export type CaseSensitivity = boolean | "smart";
 
 /** The document types a search can be narrowed to (`filters.types`). */
 export const DOCUMENT_TYPES: readonly string[] = ["source_code", "markdown", "config", "text"];
@@ -35,17 +50,36 @@ export interface SearchFilters {
   kinds?: string[];
   minLines?: number;
   maxLines?: number;
+  roles?: string[];
+  tags?: string[];
+  authors?: string[];
+  modifiedAfter?: string | number;
+  modifiedBefore?: string | number;
 }
 
+/**
+ * `sylk/search` params. In the modes exact and regex `query` is the literal or the Python
+ * regular expression, taken as written; the filters that apply there are languages, types,
+ * paths and kinds, and `caseSensitive` and `wholeWord` apply only there.
+ */
 export interface SearchParams {
   query: string;
   mode?: SearchMode;
   limit?: number;
   offset?: number;
+  caseSensitive?: CaseSensitivity;
+  wholeWord?: boolean;
   filters?: SearchFilters;
+  weights?: { lexical?: number; semantic?: number };
   fuzzy?: boolean;
   facets?: boolean;
   contextLines?: number;
+  expand?: boolean;
+  groupBy?: "file" | "language" | "folder" | "kind" | "author";
+  relatedFiles?: boolean;
+  followUps?: boolean;
+  summary?: boolean;
+  explain?: boolean;
 }
 
 /**
@@ -145,9 +179,10 @@ export interface RelatedFile {
   uri?: string;
 }
 
+/** The answer in the modes hybrid, lexical and semantic: ranked chunks. */
 export interface SearchResult {
   query: string;
-  mode: SearchMode;
+  mode: RankedMode;
   tookMs: number;
   totalHits: number;
   hits: SearchHit[];
@@ -168,6 +203,52 @@ export interface SearchResult {
     languages: Record<string, number>;
     kinds: Record<string, number>;
   };
+}
+
+/** One line an exact or regex search matched; lines 0-based, columns UTF-16. */
+export interface LineHit {
+  uri: string;
+  path: string;
+  language: string;
+  type: string;
+  line: number;
+  /** The first match; an empty range at column 0 when the line only has empty matches. */
+  range: Range;
+  /** Every non-empty match on the line, in order. */
+  matches: Range[];
+  /** The whole line, without its line break. */
+  text: string;
+  /** The innermost symbol holding the line; "" when none. */
+  symbol: string;
+  containerName: string;
+  /** That symbol's kind; null when none. */
+  kind: string | null;
+}
+
+/** The answer in the modes exact and regex: one page of the matching lines. */
+export interface LineSearchResult {
+  query: string;
+  mode: LineMode;
+  tookMs: number;
+  /** Matching lines (a lower bound when `totalHitsLowerBound`). */
+  totalHits: number;
+  /** The search stopped early: `totalHits` is only a lower bound. */
+  totalHitsLowerBound: boolean;
+  /** The pattern had no literal the trigram index could use: every indexed file was read. */
+  scanned: boolean;
+  /** A time limit stopped the search: the page may lack lines. */
+  partial: boolean;
+  filesSearched: number;
+  hits: LineHit[];
+  index: IndexState;
+  message?: string;
+}
+
+/** What `sylk/search` answers: ranked chunks, or matching lines (modes exact and regex). */
+export type AnySearchResult = SearchResult | LineSearchResult;
+
+export function isLineResult(result: AnySearchResult): result is LineSearchResult {
+  return isLineMode(result.mode);
 }
 
 /** The files the index left out for one reason (binary, too-large, ...), in path order. */
@@ -232,6 +313,27 @@ export const SEARCH_HIT_FIELDS: AllFields<SearchHit> = {
 export const SEARCH_RESULT_FIELDS: AllFields<SearchResult> = {
   query: true, mode: true, tookMs: true, totalHits: true, hits: true, facets: true, index: true, message: true,
   explain: true, relatedFiles: true, expandedTerms: true, groups: true, followUps: true, summary: true,
+};
+
+export const LINE_HIT_FIELDS: AllFields<LineHit> = {
+  uri: true, path: true, language: true, type: true, line: true, range: true, matches: true, text: true,
+  symbol: true, containerName: true, kind: true,
+};
+
+export const LINE_SEARCH_RESULT_FIELDS: AllFields<LineSearchResult> = {
+  query: true, mode: true, tookMs: true, totalHits: true, totalHitsLowerBound: true, scanned: true, partial: true,
+  filesSearched: true, hits: true, index: true, message: true,
+};
+
+export const SEARCH_PARAMS_FIELDS: AllFields<SearchParams> = {
+  query: true, mode: true, limit: true, offset: true, caseSensitive: true, wholeWord: true, filters: true,
+  weights: true, fuzzy: true, facets: true, contextLines: true, expand: true, groupBy: true, relatedFiles: true,
+  followUps: true, summary: true, explain: true,
+};
+
+export const SEARCH_FILTERS_FIELDS: AllFields<SearchFilters> = {
+  languages: true, types: true, paths: true, kinds: true, minLines: true, maxLines: true, roles: true, tags: true,
+  authors: true, modifiedAfter: true, modifiedBefore: true,
 };
 
 export const INDEX_STATUS_FIELDS: AllFields<IndexStatus> = {

@@ -1,25 +1,43 @@
 /**
  * "Sylk: Semantic Search" without VS Code: request params from the picker's state, and
- * search hits as QuickPick items (label, description, detail). The items are plain
- * objects that fit `vscode.QuickPickItem`.
+ * search hits and matching lines as QuickPick items (label, description, detail). The
+ * items are plain objects that fit `vscode.QuickPickItem`.
  */
 
 import {
+  AnySearchResult,
+  CaseSensitivity,
   DOCUMENT_TYPES,
   FacetValue,
   IndexStatus,
+  isLineMode,
+  isLineResult,
+  LineHit,
+  LineSearchResult,
   SEARCH_MODES,
   SearchFilters,
   SearchHit,
   SearchMode,
   SearchParams,
-  SearchResult,
 } from "./protocol";
 
-/** What the user picked besides the query text. */
+/** What the user picked besides the query text (remembered per workspace). */
 export interface SearchState {
   mode: SearchMode;
   filters: SearchFilters;
+  /** Modes exact and regex: match case (smart, sensitive, insensitive). */
+  caseSensitive: CaseSensitivity;
+  /** Modes exact and regex: whole words only. */
+  wholeWord: boolean;
+}
+
+/** The picker's state from what was remembered (an older extension kept less), else the defaults. */
+export function restoreState(saved: unknown, defaultMode: SearchMode): SearchState {
+  const s = (typeof saved === "object" && saved !== null ? saved : {}) as Partial<Record<keyof SearchState, unknown>>;
+  const mode = (SEARCH_MODES as readonly unknown[]).includes(s.mode) ? (s.mode as SearchMode) : defaultMode;
+  const filters = typeof s.filters === "object" && s.filters !== null ? (s.filters as SearchFilters) : {};
+  const caseSensitive = s.caseSensitive === true || s.caseSensitive === false ? s.caseSensitive : "smart";
+  return { mode, filters, caseSensitive, wholeWord: s.wholeWord === true };
 }
 
 export interface HitItem {
@@ -46,10 +64,23 @@ export interface MessageItem {
   alwaysShow: true;
 }
 
-export type SearchItem = HitItem | MoreItem | MessageItem;
+/** A matching line (modes exact and regex). */
+export interface LineItem {
+  role: "line";
+  label: string;
+  description: string;
+  detail?: string;
+  alwaysShow: true;
+  hit: LineHit;
+}
 
-/** The filter lists that are set, and nothing else (the server rejects unknown keys). */
-function cleanFilters(filters: SearchFilters): SearchFilters | undefined {
+export type SearchItem = HitItem | LineItem | MoreItem | MessageItem;
+
+/**
+ * The filter lists that are set, and nothing else (the server rejects unknown keys); the
+ * line modes take languages, types, paths and kinds only.
+ */
+function cleanFilters(filters: SearchFilters, lines: boolean): SearchFilters | undefined {
   const out: SearchFilters = {};
   for (const key of ["languages", "types", "paths", "kinds"] as const) {
     const values = filters[key];
@@ -57,25 +88,37 @@ function cleanFilters(filters: SearchFilters): SearchFilters | undefined {
       out[key] = [...values];
     }
   }
-  if (filters.minLines !== undefined) {
+  if (filters.minLines !== undefined && !lines) {
     out.minLines = filters.minLines;
   }
-  if (filters.maxLines !== undefined) {
+  if (filters.maxLines !== undefined && !lines) {
     out.maxLines = filters.maxLines;
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** `sylk/search` params for a query typed in the picker; facets feed the filter choices. */
+/** Whether the text typed in the picker is worth a request (a literal may be spaces; a ranked query may not). */
+export function isSearchable(query: string, mode: SearchMode): boolean {
+  return isLineMode(mode) ? query !== "" : query.trim() !== "";
+}
+
+/**
+ * `sylk/search` params for a query typed in the picker. Ranked modes: the query trimmed,
+ * facets (they feed the filter choices) and context lines. Exact and regex: the pattern as
+ * typed, match case and whole word.
+ */
 export function buildParams(query: string, state: SearchState, offset = 0, limit?: number): SearchParams {
-  const params: SearchParams = { query: query.trim(), mode: state.mode, facets: true, contextLines: 2 };
+  const lines = isLineMode(state.mode);
+  const params: SearchParams = lines
+    ? { query, mode: state.mode, caseSensitive: state.caseSensitive, wholeWord: state.wholeWord }
+    : { query: query.trim(), mode: state.mode, facets: true, contextLines: 2 };
   if (offset > 0) {
     params.offset = offset;
   }
   if (limit !== undefined) {
     params.limit = limit;
   }
-  const filters = cleanFilters(state.filters);
+  const filters = cleanFilters(state.filters, lines);
   if (filters !== undefined) {
     params.filters = filters;
   }
@@ -168,20 +211,88 @@ export function hitToItem(hit: SearchHit): HitItem {
   };
 }
 
+/** Text shown as is: QuickPick labels and details would read `$(name)` as an icon. */
+function literal(text: string): string {
+  return text.replace(/\$\(/g, "\\$(");
+}
+
+/** `i`, or one less when `i` would split a surrogate pair (an emoji). */
+function charBoundary(text: string, i: number): number {
+  const code = text.charCodeAt(i);
+  return i > 0 && code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
+}
+
+/**
+ * A line as a label: trimmed, whitespace runs kept (they may be what was searched for); a
+ * long line is cut so that its first match stays in view.
+ */
+export function lineLabel(hit: Pick<LineHit, "text" | "range">, maxLength = 160): string {
+  const indent = hit.text.length - hit.text.trimStart().length;
+  let text = hit.text.trim();
+  // UTF-16 columns are JavaScript string indexes
+  const start = hit.range.start.character - indent;
+  const end = hit.range.end.character - indent;
+  let head = "";
+  if (end > maxLength - 1 && start > 20) {
+    text = text.slice(charBoundary(text, start - 20));
+    head = "…";
+  }
+  if (text.length > maxLength) {
+    text = text.slice(0, charBoundary(text, maxLength - 1)) + "…";
+  }
+  return head + text;
+}
+
+/** A matching line: the line, `path:line` (1-based), and the symbol it is in when there is one. */
+export function lineToItem(hit: LineHit): LineItem {
+  const name = hit.symbol ? (hit.containerName ? `${hit.containerName}.${hit.symbol}` : hit.symbol) : "";
+  const item: LineItem = {
+    role: "line",
+    label: literal(lineLabel(hit)),
+    description: `${hit.path}:${hit.line + 1}`,
+    alwaysShow: true,
+    hit,
+  };
+  if (name !== "") {
+    item.detail = `$(${iconFor({ kind: hit.kind, type: hit.type })}) ${literal(name)}`;
+  }
+  return item;
+}
+
+/** JSON-RPC's InvalidParams: the server refused the search (an invalid regular expression, a bad filter). */
+const INVALID_PARAMS = -32602;
+
+/** The item shown when the request failed: what the server said, and whether the query itself is wrong. */
+export function errorItem(err: unknown): MessageItem {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  const label = code === INVALID_PARAMS ? "$(error) Invalid search" : "$(error) Search failed";
+  return { role: "message", label, detail: literal(message), alwaysShow: true };
+}
+
+/** "12", or "at least 12" when the search stopped early. */
+function lineCount(result: LineSearchResult): string {
+  return result.totalHitsLowerBound ? `at least ${result.totalHits}` : `${result.totalHits}`;
+}
+
 /** The items of a result page; `previous` are the items already shown (pages accumulate). */
-export function resultItems(result: SearchResult, offset: number, previous: readonly SearchItem[] = []): SearchItem[] {
-  const hits = previous.filter((i): i is HitItem => i.role === "hit");
-  const items: SearchItem[] = [...hits, ...result.hits.map(hitToItem)];
+export function resultItems(result: AnySearchResult, offset: number, previous: readonly SearchItem[] = []): SearchItem[] {
+  const kept = previous.filter((i): i is HitItem | LineItem => i.role === "hit" || i.role === "line");
+  const lines = isLineResult(result);
+  const items: SearchItem[] = [...kept, ...(lines ? result.hits.map(lineToItem) : result.hits.map(hitToItem))];
   if (items.length === 0) {
     const detail = result.message ?? (result.index.files === 0 ? "The index is empty or still being built." : undefined);
-    return [{ role: "message", label: `No results for "${result.query}"`, detail, alwaysShow: true }];
+    const label = lines ? `No line matches "${result.query}"` : `No results for "${result.query}"`;
+    return [{ role: "message", label: literal(label), detail, alwaysShow: true }];
   }
   const shown = offset + result.hits.length;
-  if (result.hits.length > 0 && shown < result.totalHits) {
+  // a lower bound: there may be more lines than counted
+  const more = shown < result.totalHits || (lines && result.totalHitsLowerBound);
+  if (result.hits.length > 0 && more) {
     items.push({
       role: "more",
       label: "$(ellipsis) Show more results",
-      description: `${shown} of ${result.totalHits}`,
+      description: `${shown} of ${lines ? lineCount(result) : result.totalHits}`,
       alwaysShow: true,
       offset: shown,
     });
@@ -206,14 +317,38 @@ export function describeFilters(filters: SearchFilters): string {
   return parts.join(" ");
 }
 
+const CASE_NAMES: Record<string, string> = { smart: "smart case", true: "match case", false: "ignore case" };
+
+/** The mode as the title says it: `regex, smart case, whole word` in the line modes. */
+export function describeMode(state: SearchState): string {
+  if (!isLineMode(state.mode)) {
+    return state.mode;
+  }
+  const parts: string[] = [state.mode, CASE_NAMES[String(state.caseSensitive)]];
+  if (state.wholeWord) {
+    parts.push("whole word");
+  }
+  return parts.join(", ");
+}
+
 /** The picker's title: mode, filters, and how complete the answer is. */
-export function pickerTitle(state: SearchState, result?: SearchResult): string {
-  const parts = [`Sylk Search (${state.mode})`];
+export function pickerTitle(state: SearchState, result?: AnySearchResult): string {
+  const parts = [`Sylk Search (${describeMode(state)})`];
   const filters = describeFilters(state.filters);
   if (filters !== "") {
     parts.push(filters);
   }
-  if (result !== undefined) {
+  if (result !== undefined && isLineResult(result)) {
+    const n = result.totalHits;
+    parts.push(`${lineCount(result)} matching line${n === 1 ? "" : "s"}${result.partial ? " (partial)" : ""}`);
+    parts.push(`${result.filesSearched} file${result.filesSearched === 1 ? "" : "s"} searched in ${Math.round(result.tookMs)} ms`);
+    // the server's message explains its flags; without one, the title does
+    if (result.message) {
+      parts.push(result.message);
+    } else if (result.scanned) {
+      parts.push("every file read: the pattern has no literal text to look up");
+    }
+  } else if (result !== undefined) {
     parts.push(`${result.totalHits} hit${result.totalHits === 1 ? "" : "s"} in ${Math.round(result.tookMs)} ms`);
     if (result.message) {
       parts.push(result.message);
@@ -227,6 +362,11 @@ export function pickerTitle(state: SearchState, result?: SearchResult): string {
 
 export function nextMode(mode: SearchMode): SearchMode {
   return SEARCH_MODES[(SEARCH_MODES.indexOf(mode) + 1) % SEARCH_MODES.length];
+}
+
+/** The match case button: smart, then sensitive, then insensitive, then smart again. */
+export function nextCase(value: CaseSensitivity): CaseSensitivity {
+  return value === "smart" ? true : value === true ? false : "smart";
 }
 
 export interface FilterChoice {

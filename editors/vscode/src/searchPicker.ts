@@ -1,28 +1,42 @@
 /**
  * "Sylk: Semantic Search": a QuickPick that asks `sylk/search` as you type (debounced),
- * previews the highlighted hit, opens it on accept, and has buttons for the mode and
- * the filters. The mapping from results to items lives in searchItems.ts.
+ * previews the highlighted hit or line, opens it on accept, and has buttons for the mode,
+ * match case and whole word (modes exact and regex) and the filters. The mapping from
+ * results to items lives in searchItems.ts.
  */
 
 import * as vscode from "vscode";
-import { FacetValue, IndexStatus, Range, SearchResult, SearchHit, SearchMode, SEARCH_MODES } from "./protocol";
+import {
+  AnySearchResult,
+  CaseSensitivity,
+  FacetValue,
+  IndexStatus,
+  isLineMode,
+  isLineResult,
+  Range,
+  SearchMode,
+  SEARCH_MODES,
+} from "./protocol";
 import {
   buildParams,
+  errorItem,
   FilterChoice,
   filterChoices,
   filtersFromChoices,
-  HitItem,
+  isSearchable,
+  nextCase,
   nextMode,
   pickerTitle,
+  restoreState,
   resultItems,
   SearchItem,
   SearchState,
 } from "./searchItems";
-import { hitTarget } from "./sylkDocuments";
+import { HitTarget, hitTarget, lineTarget } from "./sylkDocuments";
 
 /** What the picker needs from the extension: the requests, and a place to remember the state. */
 export interface SearchBackend {
-  search(params: ReturnType<typeof buildParams>, token: vscode.CancellationToken): Promise<SearchResult>;
+  search(params: ReturnType<typeof buildParams>, token: vscode.CancellationToken): Promise<AnySearchResult>;
   status(): Promise<IndexStatus | undefined>;
   debounceMs(): number;
   defaultMode(): SearchMode;
@@ -44,9 +58,24 @@ function toRange(r: Range): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 }
 
-/** Open a hit: a file, or a `sylk:` URI through the content provider (extension.ts). */
-async function show(hit: SearchHit, preview: boolean): Promise<vscode.TextEditor | undefined> {
-  const target = hitTarget(hit);
+/** Where an item opens, and what to highlight there. */
+function itemTarget(item: SearchItem): { target: HitTarget; highlights: Range[]; name: string } | undefined {
+  if (item.role === "hit") {
+    return { target: hitTarget(item.hit), highlights: item.hit.highlights, name: item.hit.path ?? item.hit.uri };
+  }
+  if (item.role === "line") {
+    return { target: lineTarget(item.hit), highlights: item.hit.matches, name: item.hit.path };
+  }
+  return undefined;
+}
+
+/** Open a hit or a line: a file, or a `sylk:` URI through the content provider (extension.ts). */
+async function show(item: SearchItem, preview: boolean): Promise<vscode.TextEditor | undefined> {
+  const where = itemTarget(item);
+  if (where === undefined) {
+    return undefined;
+  }
+  const { target, highlights, name } = where;
   try {
     const editor = await vscode.window.showTextDocument(vscode.Uri.parse(target.uri), {
       preview,
@@ -54,7 +83,7 @@ async function show(hit: SearchHit, preview: boolean): Promise<vscode.TextEditor
       selection: toRange(target.selection),
     });
     editor.revealRange(toRange(target.reveal), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-    editor.setDecorations(highlight, hit.highlights.map(toRange));
+    editor.setDecorations(highlight, highlights.map(toRange));
     if (!preview) {
       // The opened hit keeps its highlights until the cursor moves.
       const once = vscode.window.onDidChangeTextEditorSelection((e) => {
@@ -67,19 +96,54 @@ async function show(hit: SearchHit, preview: boolean): Promise<vscode.TextEditor
     return editor;
   } catch (err) {
     if (!preview) {
-      void vscode.window.showErrorMessage(`Sylk: cannot open ${hit.path ?? hit.uri}: ${String(err)}`);
+      void vscode.window.showErrorMessage(`Sylk: cannot open ${name}: ${String(err)}`);
     }
     return undefined;
   }
 }
 
+const MODE_ICONS: Record<SearchMode, string> = {
+  hybrid: "combine",
+  lexical: "symbol-text",
+  semantic: "lightbulb",
+  exact: "quote",
+  regex: "regex",
+};
+
 function modeButton(mode: SearchMode): vscode.QuickInputButton {
-  const icon = mode === "semantic" ? "lightbulb" : mode === "lexical" ? "whole-word" : "combine";
   return {
-    iconPath: new vscode.ThemeIcon(icon),
+    iconPath: new vscode.ThemeIcon(MODE_ICONS[mode]),
     tooltip: `Mode: ${mode} (click for ${nextMode(mode)}; modes: ${SEARCH_MODES.join(", ")})`,
   };
 }
+
+const CASE_TOOLTIPS: Record<string, string> = {
+  smart: "smart (ignore case unless the pattern has an upper-case letter)",
+  true: "match case",
+  false: "ignore case",
+};
+
+function caseButton(value: CaseSensitivity): vscode.QuickInputButton {
+  return {
+    iconPath: new vscode.ThemeIcon("case-sensitive"),
+    tooltip: `Match case: ${CASE_TOOLTIPS[String(value)]} (click for ${CASE_TOOLTIPS[String(nextCase(value))]})`,
+  };
+}
+
+function wholeWordButton(on: boolean): vscode.QuickInputButton {
+  return {
+    iconPath: new vscode.ThemeIcon("whole-word"),
+    tooltip: `Whole word: ${on ? "on" : "off"} (click to turn ${on ? "off" : "on"})`,
+  };
+}
+
+const PLACEHOLDERS: Record<SearchMode, string> = {
+  hybrid: "Search code by words or meaning (inline filters: lang:python path:src/** kind:function type:markdown)",
+  lexical: "Search code by words (inline filters: lang:python path:src/** kind:function type:markdown)",
+  semantic: "Search code by meaning (inline filters: lang:python path:src/** kind:function type:markdown)",
+  exact: "Find every line containing this text, as typed (filters: the filter button)",
+  regex: "Find every line matching a regular expression, Python syntax (filters: the filter button)",
+};
 
 function filterButton(active: boolean): vscode.QuickInputButton {
   return {
@@ -89,16 +153,14 @@ function filterButton(active: boolean): vscode.QuickInputButton {
 }
 
 export function semanticSearch(backend: SearchBackend): void {
-  const saved = backend.memento.get<SearchState>(STATE_KEY);
-  const state: SearchState = saved ?? { mode: backend.defaultMode(), filters: {} };
+  const state: SearchState = restoreState(backend.memento.get<unknown>(STATE_KEY), backend.defaultMode());
   const original = vscode.window.activeTextEditor;
   const qp = vscode.window.createQuickPick<PickItem>();
-  qp.placeholder = "Search code by words or meaning (inline filters: lang:python path:src/** kind:function type:markdown)";
   qp.matchOnDescription = false;
   qp.matchOnDetail = false;
   qp.ignoreFocusOut = false;
 
-  let last: SearchResult | undefined;
+  let last: AnySearchResult | undefined;
   let facets: Record<string, FacetValue[]> = {};
   let timer: NodeJS.Timeout | undefined;
   let pending: vscode.CancellationTokenSource | undefined;
@@ -108,14 +170,17 @@ export function semanticSearch(backend: SearchBackend): void {
 
   const refreshChrome = (): void => {
     const hasFilters = Object.values(state.filters).some((v) => (Array.isArray(v) ? v.length > 0 : v !== undefined));
-    qp.buttons = [modeButton(state.mode), filterButton(hasFilters)];
+    qp.buttons = isLineMode(state.mode)
+      ? [modeButton(state.mode), caseButton(state.caseSensitive), wholeWordButton(state.wholeWord), filterButton(hasFilters)]
+      : [modeButton(state.mode), filterButton(hasFilters)];
     qp.title = pickerTitle(state, last);
+    qp.placeholder = PLACEHOLDERS[state.mode];
   };
 
   const run = async (offset: number): Promise<void> => {
     pending?.cancel();
     const query = qp.value;
-    if (query.trim() === "") {
+    if (!isSearchable(query, state.mode)) {
       last = undefined;
       qp.items = [];
       qp.busy = false;
@@ -131,13 +196,13 @@ export function semanticSearch(backend: SearchBackend): void {
         return;
       }
       last = result;
-      if (result.facets && Object.keys(result.facets).length > 0) {
+      if (!isLineResult(result) && result.facets && Object.keys(result.facets).length > 0) {
         facets = result.facets;
       }
       const items = resultItems(result, offset, offset > 0 ? qp.items : []) as PickItem[];
       qp.items = items;
       if (offset > 0) {
-        const first = items.find((i) => i.role === "hit" && i.hit === result.hits[0]);
+        const first = items.find((i) => (i.role === "hit" || i.role === "line") && i.hit === result.hits[0]);
         if (first !== undefined) {
           qp.activeItems = [first];
         }
@@ -146,8 +211,7 @@ export function semanticSearch(backend: SearchBackend): void {
       if (cts.token.isCancellationRequested) {
         return;
       }
-      const message = err instanceof Error ? err.message : String(err);
-      qp.items = [{ role: "message", label: "$(error) Search failed", detail: message, alwaysShow: true }] as PickItem[];
+      qp.items = [errorItem(err)] as PickItem[];
     } finally {
       if (pending === cts) {
         qp.busy = false;
@@ -195,8 +259,8 @@ export function semanticSearch(backend: SearchBackend): void {
   qp.onDidChangeValue(schedule);
   qp.onDidChangeActive(async (items) => {
     const item = items[0];
-    if (item !== undefined && item.role === "hit") {
-      previewed = (await show((item as HitItem).hit, true)) ?? previewed;
+    if (item !== undefined && (item.role === "hit" || item.role === "line")) {
+      previewed = (await show(item, true)) ?? previewed;
     }
   });
   qp.onDidAccept(async () => {
@@ -210,12 +274,20 @@ export function semanticSearch(backend: SearchBackend): void {
     }
     accepted = true;
     qp.hide();
-    await show(item.hit, false);
+    await show(item, false);
   });
   qp.onDidTriggerButton(async (button) => {
-    if (button.tooltip?.startsWith("Mode:")) {
-      state.mode = nextMode(state.mode);
+    const option = button.tooltip?.split(":")[0];
+    if (option === "Mode" || option === "Match case" || option === "Whole word") {
+      if (option === "Mode") {
+        state.mode = nextMode(state.mode);
+      } else if (option === "Match case") {
+        state.caseSensitive = nextCase(state.caseSensitive);
+      } else {
+        state.wholeWord = !state.wholeWord;
+      }
       void backend.memento.update(STATE_KEY, state);
+      last = undefined; // the totals were another search's
       refreshChrome();
       await run(0);
       return;

@@ -5,7 +5,7 @@
  * wraps `SylkDocuments` in a TextDocumentContentProvider.
  */
 
-import { DocumentText, DocumentTextParams, Range, SearchHit, SYLK_SCHEME } from "./protocol";
+import { DocumentText, DocumentTextParams, LineHit, Range, SearchHit, SYLK_SCHEME } from "./protocol";
 
 /** The URI is one the Sylk server serves (`sylk:`), not a file. */
 export function isSylkUri(uri: string): boolean {
@@ -28,6 +28,11 @@ export function hitTarget(hit: Pick<SearchHit, "uri" | "range" | "highlights">):
   const selection = hit.highlights.length > 0 ? hit.highlights[0] : start;
   const reveal = hit.range === null ? selection : { start: hit.range.start, end: selection.end };
   return { uri: hit.uri, virtual: isSylkUri(hit.uri), selection, reveal };
+}
+
+/** A matching line (modes exact and regex) opens at its first match, its line brought into view. */
+export function lineTarget(hit: Pick<LineHit, "uri" | "range">): HitTarget {
+  return { uri: hit.uri, virtual: isSylkUri(hit.uri), selection: hit.range, reveal: hit.range };
 }
 
 /** The text of `sylk:` URIs, from the server; remembers each one's language. */

@@ -2,8 +2,24 @@ import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { INDEX_STATUS_FIELDS, IndexStatus, SEARCH_HIT_FIELDS, SEARCH_RESULT_FIELDS, SearchHit, SearchResult } from "../src/protocol";
-import { hitToItem, resultItems } from "../src/searchItems";
+import {
+  INDEX_STATUS_FIELDS,
+  IndexStatus,
+  LINE_HIT_FIELDS,
+  LINE_MODES,
+  LINE_SEARCH_RESULT_FIELDS,
+  LineHit,
+  LineSearchResult,
+  SEARCH_FILTERS_FIELDS,
+  SEARCH_HIT_FIELDS,
+  SEARCH_MODES,
+  SEARCH_PARAMS_FIELDS,
+  SEARCH_RESULT_FIELDS,
+  SearchHit,
+  SearchResult,
+} from "../src/protocol";
+import { hitToItem, lineToItem, pickerTitle, resultItems } from "../src/searchItems";
+import { lineTarget } from "../src/sylkDocuments";
 import { describeStatus, statusBarView } from "../src/statusModel";
 
 // Made from the server's schema by editors/protocol_samples.py (tests/test_protocol_schema.py keeps it current).
@@ -12,10 +28,16 @@ const samples = JSON.parse(fs.readFileSync(path.join(EDITORS, "protocol-samples.
   hits: { name: string; hit: SearchHit }[];
   results: { name: string; result: SearchResult }[];
   statuses: { name: string; status: IndexStatus }[];
+  lineHits: { name: string; hit: LineHit }[];
+  lineResults: { name: string; result: LineSearchResult }[];
 };
+interface Property {
+  enum?: unknown[];
+  properties?: Record<string, Property>;
+}
 const schema = JSON.parse(
   fs.readFileSync(path.join(EDITORS, "..", "server", "sylk", "lsp", "protocol.schema.json"), "utf8"),
-) as { $defs: Record<string, { properties: Record<string, unknown> }> };
+) as { $defs: Record<string, { properties: Record<string, Property> }> };
 
 function fields(definition: string): string[] {
   return Object.keys(schema.$defs[definition].properties).sort();
@@ -25,6 +47,55 @@ test("protocol.ts declares every field the schema describes, and no other", () =
   assert.deepEqual(Object.keys(SEARCH_HIT_FIELDS).sort(), fields("SearchHit"));
   assert.deepEqual(Object.keys(SEARCH_RESULT_FIELDS).sort(), fields("SearchResult"));
   assert.deepEqual(Object.keys(INDEX_STATUS_FIELDS).sort(), fields("Status"));
+  assert.deepEqual(Object.keys(LINE_HIT_FIELDS).sort(), fields("LineHit"));
+  assert.deepEqual(Object.keys(LINE_SEARCH_RESULT_FIELDS).sort(), fields("LineSearchResult"));
+  assert.deepEqual(Object.keys(SEARCH_PARAMS_FIELDS).sort(), fields("SearchParams"));
+  const filters = schema.$defs.SearchParams.properties.filters.properties ?? {};
+  assert.deepEqual(Object.keys(SEARCH_FILTERS_FIELDS).sort(), Object.keys(filters).sort());
+});
+
+test("protocol.ts names the schema's modes and match case choices", () => {
+  const params = schema.$defs.SearchParams.properties;
+  assert.deepEqual(params.mode.enum, SEARCH_MODES);
+  assert.deepEqual(schema.$defs.LineSearchResult.properties.mode.enum, LINE_MODES);
+  assert.deepEqual(params.caseSensitive.enum, [true, false, "smart"]);
+});
+
+test("every sample matching line becomes a picker item that opens at its first match", () => {
+  assert.ok(samples.lineHits.length >= 3);
+  for (const { name, hit } of samples.lineHits) {
+    const item = lineToItem(hit);
+    assert.equal(item.description, `${hit.path}:${hit.line + 1}`, name);
+    assert.equal(item.label.length > 0, hit.text.trim() !== "", name);
+    assert.equal(item.detail !== undefined, hit.symbol !== "", name);
+    if (hit.symbol) {
+      assert.ok(item.detail?.includes(hit.symbol), `${name}: ${item.detail}`);
+    }
+    const target = lineTarget(hit);
+    assert.deepEqual(target.selection, hit.matches.length > 0 ? hit.matches[0] : hit.range, name);
+    assert.equal(target.selection.start.line, hit.line, name);
+  }
+});
+
+test("every sample line result becomes picker items and a title with its totals", () => {
+  assert.ok(samples.lineResults.length >= 2);
+  for (const { name, result } of samples.lineResults) {
+    const items = resultItems(result, 0);
+    if (result.hits.length === 0) {
+      assert.deepEqual(items.map((i) => i.role), ["message"], name);
+    } else {
+      assert.equal(items.filter((i) => i.role === "line").length, result.hits.length, name);
+    }
+    const title = pickerTitle({ mode: result.mode, filters: {}, caseSensitive: "smart", wholeWord: false }, result);
+    assert.ok(title.includes(`${result.totalHits} matching line`), `${name}: ${title}`);
+    assert.equal(title.includes("at least"), result.totalHitsLowerBound, `${name}: ${title}`);
+    assert.equal(title.includes("(partial)"), result.partial, `${name}: ${title}`);
+    if (result.message !== undefined) {
+      assert.ok(title.endsWith(` · ${result.message}`), `${name}: ${title}`);
+    } else {
+      assert.equal(title.includes("every file read"), result.scanned, `${name}: ${title}`);
+    }
+  }
 });
 
 test("every sample hit becomes a picker item naming what it found", () => {

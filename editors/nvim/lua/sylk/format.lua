@@ -1,6 +1,6 @@
--- Pure conversions: search hits to quickfix items, the index status to lines,
--- the arguments of :SylkSearch, and sylk/documentText's answer to buffer lines.
--- No LSP calls here.
+-- Pure conversions: search hits, references and matching lines to quickfix items, the
+-- index status to lines, the arguments of :SylkSearch and :SylkGrep, and
+-- sylk/documentText's answer to buffer lines. No LSP calls here.
 local compat = require("sylk.compat")
 
 local M = {}
@@ -59,9 +59,18 @@ function M.hit_line(hit)
   return start, 0, ""
 end
 
+--- Modes exact and regex answer with matching lines (LineSearchResult), not ranked hits.
+function M.is_line_result(result)
+  return result.mode == "exact" or result.mode == "regex"
+end
+
 --- One quickfix item per hit: the file, the matching line, and
---- "[kind] Container.symbol: the line's text".
+--- "[kind] Container.symbol: the line's text" (a matching line of the modes exact and
+--- regex: its first match and its text).
 function M.qf_item(hit)
+  if hit.matches ~= nil and hit.snippet == nil then
+    return M.line_items(hit)[1]
+  end
   local line, col, text = M.hit_line(hit)
   local name = M.hit_name(hit)
   local kind = hit.kind
@@ -85,6 +94,9 @@ function M.qf_item(hit)
 end
 
 function M.qf_items(result)
+  if M.is_line_result(result) then
+    return M.grep_items(result)
+  end
   local items = {}
   for _, hit in ipairs(result.hits or {}) do
     table.insert(items, M.qf_item(hit))
@@ -97,7 +109,7 @@ end
 --- ("[def]" marks a definition's own name).
 function M.ref_item(ref)
   local text = present(ref.text) and ref.text or ""
-  local ok, col = pcall(vim.str_byteindex, text, ref.range.start.character, true)
+  local col = compat.byte_col(text, ref.range.start.character)
   local label = trim(text):gsub("%s+", " ")
   if present(ref.symbol) and ref.symbol ~= "" then
     label = ref.symbol .. ": " .. label
@@ -108,7 +120,7 @@ function M.ref_item(ref)
   return {
     filename = vim.uri_to_fname(ref.uri),
     lnum = ref.range.start.line + 1,
-    col = (ok and col or ref.range.start.character) + 1,
+    col = col + 1,
     text = label,
     user_data = ref,
   }
@@ -122,6 +134,75 @@ function M.ref_items(result)
   return items
 end
 
+--- The quickfix items of one matching line of `sylk/search` in the modes exact and regex:
+--- one per match on the line (a line with only empty matches: one, at its range), with
+--- byte columns (the server's are UTF-16; end_col is the byte after the match, as
+--- :vimgrep sets it) and the line's text.
+function M.line_items(hit)
+  local text = present(hit.text) and hit.text or ""
+  local ranges = (present(hit.matches) and #hit.matches > 0) and hit.matches or { hit.range }
+  local filename = vim.uri_to_fname(hit.uri)
+  local items = {}
+  for _, r in ipairs(ranges) do
+    table.insert(items, {
+      filename = filename,
+      lnum = hit.line + 1,
+      col = compat.byte_col(text, r.start.character) + 1,
+      end_lnum = hit.line + 1,
+      end_col = compat.byte_col(text, r["end"].character) + 1,
+      text = text,
+      user_data = hit,
+    })
+  end
+  return items
+end
+
+function M.grep_items(result)
+  local items = {}
+  for _, hit in ipairs(result.hits or {}) do
+    vim.list_extend(items, M.line_items(hit))
+  end
+  return items
+end
+
+--- "12" matching lines, or "at least 12" when the search stopped early.
+local function line_count(result)
+  local n = result.totalHits or #(result.hits or {})
+  return (result.totalHitsLowerBound == true and "at least " or "") .. n
+end
+
+--- A one-line summary of a line search: "12 matching lines in 3 files searched (regex, 0.8 ms)".
+function M.grep_summary(result)
+  local n = result.totalHits or #(result.hits or {})
+  local files = result.filesSearched or 0
+  local took = result.tookMs and string.format(", %.1f ms", result.tookMs) or ""
+  return string.format("%s matching line%s%s in %d file%s searched (%s%s)", line_count(result), n == 1 and "" or "s",
+    result.partial == true and " (partial)" or "", files, files == 1 and "" or "s", result.mode or "?", took)
+end
+
+--- What a user should know about a line search's answer besides its lines, one note a
+--- line: the server's message (which explains the flags below), else a time limit that
+--- cut it and a pattern that made it read every file; lines beyond the limit. Returns
+--- the notes and whether to warn (the list may lack lines).
+function M.grep_notes(result)
+  local notes, warn = {}, result.partial == true
+  if present(result.message) and result.message ~= "" then
+    table.insert(notes, result.message)
+  else
+    if result.partial == true then
+      table.insert(notes, "the search stopped at its time limit: the list may lack matching lines")
+    end
+    if result.scanned == true then
+      table.insert(notes, "the pattern has no literal text the index could look up: every indexed file was read")
+    end
+  end
+  local shown = #(result.hits or {})
+  if shown > 0 and (shown < (result.totalHits or 0) or result.totalHitsLowerBound == true) then
+    table.insert(notes, string.format("the first %d of %s matching lines (grep.limit)", shown, line_count(result)))
+  end
+  return notes, warn
+end
+
 --- The quickfix title of a search.
 function M.title(query)
   return "Sylk: " .. query
@@ -129,6 +210,9 @@ end
 
 --- A one-line summary of a result: "5 hits (lexical, 0.8 ms)".
 function M.summary(result)
+  if M.is_line_result(result) then
+    return M.grep_summary(result)
+  end
   local n = result.totalHits or #(result.hits or {})
   local took = result.tookMs and string.format(", %.1f ms", result.tookMs) or ""
   return string.format("%d hit%s (%s%s)", n, n == 1 and "" or "s", result.mode or "?", took)
@@ -229,7 +313,8 @@ function M.parse_args(args)
       opts.mode = word:gsub("^%-+", "")
     elseif key == "mode" then
       if not M.modes[value] then
-        return nil, "mode must be hybrid, lexical or semantic, got " .. value
+        local hint = (value == "exact" or value == "regex") and " (every matching line: :SylkGrep)" or ""
+        return nil, "mode must be hybrid, lexical or semantic, got " .. value .. hint
       end
       opts.mode = value
     elseif key == "limit" then
@@ -245,6 +330,47 @@ function M.parse_args(args)
     end
   end
   return table.concat(words, " "), opts
+end
+
+local GREP_USAGE = "usage: :SylkGrep [-F] [-i|-s] [-w] [--] {pattern} (regex; -F: exact text; -i: ignore case; " ..
+  "-s: match case; default: smart case; -w: whole words)"
+
+--- ":SylkGrep -F -w foo(bar, " -> "foo(bar, ", { mode = "exact", case = "smart", whole_word = true }.
+--- Flags come first (-F, -i, -s, -w, combined as -Fw too); "--" ends them; everything
+--- after them is the pattern, spaces included (not the whitespace that separates it from
+--- the flags). Returns nil and a message for an unknown flag or no pattern.
+function M.grep_args(args)
+  local opts = { mode = "regex", case = "smart", whole_word = false }
+  local rest = (args or ""):gsub("^%s+", "")
+  while true do
+    local word, after = rest:match("^(%S+)%s*(.*)$")
+    if word == "--" then
+      rest = after
+      break
+    end
+    if word == nil or not word:match("^%-%a+$") then
+      break
+    end
+    for flag in word:sub(2):gmatch(".") do
+      if flag == "F" then
+        opts.mode = "exact"
+      elseif flag == "i" then
+        opts.case = false
+      elseif flag == "s" then
+        opts.case = true
+      elseif flag == "w" then
+        opts.whole_word = true
+      else
+        return nil, "unknown flag -" .. flag .. " in " .. word .. " (" .. GREP_USAGE .. "; a pattern starting " ..
+          "with - goes after --)"
+      end
+    end
+    rest = after
+  end
+  if rest == "" then
+    return nil, GREP_USAGE
+  end
+  return rest, opts
 end
 
 return M

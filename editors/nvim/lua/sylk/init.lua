@@ -1,6 +1,7 @@
 -- Sylk for Neovim: starts `sylk serve --stdio` for each buffer's project root and
--- adds :SylkSearch, :SylkRefs, :SylkStatus and :SylkReindex. Workspace symbols and hover are
--- the standard LSP ones (vim.lsp.buf.workspace_symbol(), vim.lsp.buf.hover()).
+-- adds :SylkSearch, :SylkGrep, :SylkRefs, :SylkStatus and :SylkReindex. Workspace
+-- symbols and hover are the standard LSP ones (vim.lsp.buf.workspace_symbol(),
+-- vim.lsp.buf.hover()).
 --
 --   require("sylk").setup({ settings = { embedding = { enabled = false } } })
 --
@@ -32,6 +33,10 @@ M.defaults = {
     limit = 50,
     picker = "auto", -- "auto" (Telescope when installed), "telescope" or "quickfix"
     open = true, -- open the quickfix window after a search
+  },
+  grep = {
+    limit = 1000, -- matching lines asked of the server (1-1000); more are counted, not listed
+    open = true, -- open the quickfix window after :SylkGrep
   },
 }
 
@@ -314,6 +319,61 @@ function M.search(query, opts)
   end, bufnr)
 end
 
+--- Run `sylk/search` in the mode regex (or exact) and fill the quickfix list with one
+--- entry per match, at its byte column, and the line's text.
+--- opts: { mode = "regex"|"exact", case = "smart"|true|false, whole_word =, limit =, filters =, bufnr = }
+function M.grep(pattern, opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  if pattern == nil or pattern == "" then
+    local _, usage = format.grep_args("")
+    notify(usage, vim.log.levels.WARN)
+    return
+  end
+  local client = ready_client(bufnr)
+  if client == nil then
+    return
+  end
+  local case = opts.case
+  if case == nil then
+    case = "smart"
+  end
+  local params = {
+    query = pattern,
+    mode = opts.mode or "regex",
+    caseSensitive = case,
+    wholeWord = opts.whole_word == true,
+    limit = math.max(1, math.min(opts.limit or M.config.grep.limit or 1000, 1000)),
+    filters = opts.filters,
+  }
+  local title = "SylkGrep " .. pattern
+  compat.request(client, "sylk/search", params, function(err, result)
+    if err then
+      -- e.g. an invalid regular expression: InvalidParams with the server's message
+      notify("SylkGrep " .. pattern .. ": " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      fire("SylkGrepDone", { pattern = pattern, error = err.message or vim.inspect(err) })
+      return
+    end
+    local items = format.grep_items(result)
+    vim.fn.setqflist({}, " ", { title = title, items = items, context = { sylk = { grep = pattern } } })
+    local notes, warn = format.grep_notes(result)
+    if #items == 0 then
+      table.insert(notes, 1, "no match for " .. pattern)
+    end
+    if #notes > 0 then
+      notify(table.concat(notes, "\n"), warn and vim.log.levels.WARN or vim.log.levels.INFO)
+    end
+    if #items > 0 then
+      if M.config.grep.open then
+        vim.cmd("botright copen")
+      end
+      vim.api.nvim_echo({ { "Sylk: " .. format.grep_summary(result), "None" } }, false, {})
+    end
+    fire("SylkGrepDone", { pattern = pattern, count = #items, lines = #(result.hits or {}),
+      partial = result.partial, scanned = result.scanned })
+  end, bufnr)
+end
+
 --- Run `sylk/references` for `name` (default: the word under the cursor) and fill the
 --- quickfix list with every occurrence, the current file's first.
 --- opts: { code_only =, limit =, bufnr = }
@@ -453,6 +513,14 @@ local function define_commands()
     end
     M.search(query, opts)
   end, { nargs = "*", bang = true, desc = "Sylk: search the workspace (! = quickfix list even with Telescope)" })
+  vim.api.nvim_create_user_command("SylkGrep", function(args)
+    local pattern, opts = format.grep_args(args.args)
+    if pattern == nil then
+      notify(opts, vim.log.levels.ERROR)
+      return
+    end
+    M.grep(pattern, opts)
+  end, { nargs = "+", desc = "Sylk: every line matching a regex (-F: exact text; -i/-s: case; -w: whole word)" })
   vim.api.nvim_create_user_command("SylkRefs", function(args)
     M.refs(args.args, { code_only = args.bang })
   end, { nargs = "?", bang = true, desc = "Sylk: every occurrence of a name in the quickfix list (! = code only)" })
