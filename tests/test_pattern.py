@@ -188,38 +188,33 @@ def test_line_matches_lists_non_empty_matches():
 # ---- errors --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("source", "options", "words"), [
-    ("", {}, "empty"),
-    ("", {"mode": "exact"}, "empty"),
-    ("foo(", {}, "position 3: missing ), unterminated subpattern"),
-    ("a[b", {}, "position 1: unterminated character set"),
-    ("(?<=a+)b", {}, "look-behind requires fixed-width pattern"),
-    ("(?<=a+)b", {"whole_word": True}, "look-behind requires fixed-width pattern"),
-    (r"a\nb", {}, "cannot match a line break: Sylk searches line by line, as rg"),
-    (r"a[x\n]b", {}, "line break"),
-    ("a\nb", {"mode": "exact"}, "line break"),
-    ("a\nb", {}, "line break"),
-    ("foo", {"case": "yes"}, "case must be"),
-    ("foo", {"mode": "glob"}, "mode must be"),
+@pytest.mark.parametrize(("source", "options", "field", "words"), [
+    ("", {}, "query", "the pattern is empty"),
+    ("", {"mode": "exact"}, "query", "the pattern is empty"),
+    ("foo(", {}, "query", "invalid regular expression at position 3: missing ), unterminated subpattern"),
+    ("a[b", {}, "query", "position 1: unterminated character set"),
+    ("(?<=a+)b", {}, "query", "look-behind requires fixed-width pattern"),
+    ("(?<=a+)b", {"whole_word": True}, "query", "look-behind requires fixed-width pattern"),
+    (r"a\nb", {}, "query", "cannot match a line break: Sylk searches line by line, as rg"),
+    (r"a[x\n]b", {}, "query", "line break"),
+    ("a\nb", {"mode": "exact"}, "query", "line break"),
+    ("a\nb", {}, "query", "line break"),
+    ("foo", {"case": "yes"}, "case", "case must be true, false or \"smart\""),
+    ("foo", {"case": 1}, "case", "case must be"),
+    ("foo", {"mode": "glob"}, "mode", "mode must be one of exact, regex"),
 ])
-def test_errors_say_what_is_wrong(source, options, words):
+def test_errors_say_what_is_wrong(source, options, field, words):
     with pytest.raises(PatternError) as caught:
         compile_pattern(source, **options)
+    assert caught.value.field == field
+    assert str(caught.value).startswith(f"{field}: ")
     assert words in str(caught.value)
-    assert caught.value.field in ("query", "case", "mode")
 
 
 def test_classes_that_merely_exclude_a_line_break_are_fine():
     assert compile_pattern(r"a[^\n]+b").line_matches("a--b") == [(0, 4)]
     assert compile_pattern(r"a\s+b").line_matches("a \tb") == [(0, 4)]
     assert compile_pattern("(?x) a \n b").line_matches("ab") == [(0, 2)]  # verbose: \n is a space
-
-
-def test_errors_are_field_errors_for_the_query():
-    with pytest.raises(PatternError) as caught:
-        compile_pattern("(")
-    assert caught.value.field == "query"
-    assert str(caught.value).startswith("query: invalid regular expression at position 0: missing )")
 
 
 # ---- grams ---------------------------------------------------------------------------

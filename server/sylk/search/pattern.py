@@ -20,12 +20,12 @@ from collections.abc import Set as AbstractSet
 from itertools import groupby
 from re import _constants as sre
 from re import _parser
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import attrs
 
 from ..errors import FieldError
-from ..ingest.grams import literal_grams
+from ..ingest.grams import GramQuery, literal_grams  # GramQuery: the index's query type
 from ..text.folding import fold
 
 _T = TypeVar("_T")
@@ -47,22 +47,6 @@ class PatternError(FieldError):
 
     def __init__(self, message: str, field: str = "query") -> None:
         super().__init__(field, message)
-
-
-@attrs.frozen
-class GramQuery:
-    """A boolean query over trigram words: op "all" (every gram in ``grams`` and every
-    sub holds) or "any" (at least one gram or sub holds)."""
-
-    op: str
-    grams: tuple[str, ...] = ()
-    subs: tuple[GramQuery, ...] = ()
-
-    def satisfied_by(self, grams: AbstractSet[str]) -> bool:
-        """Whether a file holding exactly ``grams`` passes the query."""
-        if self.op == "all":
-            return all(g in grams for g in self.grams) and all(s.satisfied_by(grams) for s in self.subs)
-        return any(g in grams for g in self.grams) or any(s.satisfied_by(grams) for s in self.subs)
 
 
 _TRUE = GramQuery("all")
@@ -108,8 +92,8 @@ def compile_pattern(text: str, *, mode: str = "regex", case: bool | str = "smart
     source = re.escape(text) if mode == "exact" else text
     parsed = _checked(_parser.parse, source, 0)
     if any(_is_line_break(op, av) for op, av in _walk(parsed)):
-        raise PatternError("the pattern holds a line break (\\n) and cannot match a line break: "
-                           "Sylk searches line by line, as rg")
+        raise PatternError("the pattern holds a line break (\\n), and a search cannot match a line "
+                           "break: Sylk searches line by line, as rg")
     if case == "smart":
         chars = _literal_chars(parsed)
         ignore_case = bool(chars) and not any(chr(c).isupper() for c in chars)
@@ -157,7 +141,7 @@ def _whole_word(source: str, verbose: bool) -> str:
     return f"{source[:lead]}(?<!\\w)(?:{source[lead:]}{close}(?!\\w)"
 
 
-def _walk(seq: _parser.SubPattern) -> Iterator[tuple[object, object]]:
+def _walk(seq: _parser.SubPattern) -> Iterator[tuple[Any, Any]]:
     """Every (opcode, argument) of a parse tree, depth first."""
     for op, av in seq:
         yield op, av
@@ -169,7 +153,7 @@ def _walk(seq: _parser.SubPattern) -> Iterator[tuple[object, object]]:
                 yield from _walk(sub)
 
 
-def _is_line_break(op: object, av: object) -> bool:
+def _is_line_break(op: Any, av: Any) -> bool:
     """Whether a node asks for a line break: a "\\n" literal, or one in a class that is
     not negated (``[^\\n]`` matches any character of a line, as in rg)."""
     if op is sre.LITERAL:
@@ -218,7 +202,9 @@ def _absorb(grams: set[str], subs: list[GramQuery]) -> list[GramQuery]:
     """The subs of a query with ``grams`` that change its answer: a sub sharing one of
     ``grams`` goes (a ∧ (a ∨ b) = a, a ∨ (a ∧ b) = a), and so does one holding all of
     another sub's terms."""
-    distinct = [s for i, s in enumerate(subs) if s not in subs[:i] and grams.isdisjoint(s.grams)]
+    distinct = [s for s in dict.fromkeys(subs) if grams.isdisjoint(s.grams)]
+    if len(distinct) > _MAX_AFFIX:  # (the pairs of a huge alternation would take too long)
+        return distinct
     terms = [(set(s.grams), set(s.subs)) for s in distinct]
     return [s for s, (g, q) in zip(distinct, terms, strict=True) if not any(
         t is not s and h <= g and r <= q for t, (h, r) in zip(distinct, terms, strict=True))]
@@ -329,7 +315,7 @@ def _repeat(low: int, high: int, x: _Info) -> _Info:
     return info if high == copies else _concat(info, _UNKNOWN)
 
 
-def _class(items: list[tuple[object, object]]) -> _Info:
+def _class(items: list[tuple[Any, Any]]) -> _Info:
     """The description of a character class: its characters when few, else unknown."""
     chars: set[str] = set()
     for op, av in items:
@@ -356,7 +342,7 @@ def _sequence(seq: _parser.SubPattern) -> _Info:
     return info
 
 
-def _node(op: object, av: object) -> _Info:
+def _node(op: Any, av: Any) -> _Info:
     """The description of one node other than a literal."""
     if op is sre.SUBPATTERN:
         return _sequence(av[3])
