@@ -195,6 +195,15 @@ def test_file_grams_hold_every_literal_of_the_text():
     assert not any("0a" in (g[:2], g[2:4], g[4:]) for g in held)  # no trigram across a line break
 
 
+def test_a_workers_table_finds_the_same_trigrams_as_a_sort(monkeypatch: pytest.MonkeyPatch):
+    import numpy as np
+
+    texts = [FILES[k] for k in sorted(FILES)] + ["aaaa aaaa\nabcabc", "İı ß", "ab", ""]
+    sorted_ = [sorted(grams.file_grams(t).split()) for t in texts]
+    monkeypatch.setattr(grams, "_table", np.full(1 << 24, 7, np.int32))  # stale values must not matter
+    assert [sorted(grams.file_grams(t, t.encode()).split()) for t in texts] == sorted_
+
+
 # -- over stdio, the CLI and MCP ------------------------------------------------------------------
 
 async def _search(client, params: dict) -> dict:

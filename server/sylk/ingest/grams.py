@@ -28,9 +28,27 @@ def folded_bytes(text: str) -> bytes:
     return fold(text).encode("utf-8", "surrogatepass")
 
 
-def file_grams(text: str) -> str:
-    """The distinct trigrams of ``text`` as words (see the module docstring), ascending."""
-    data = folded_bytes(text)
+# A parser worker tells the distinct trigrams of a file apart with a table of every
+# trigram's last position (64 MiB, kept for the worker's life: ``use_table``), not a
+# sort: 0.3 s against 0.75 s on the stdlib. Other processes sort (a server keeps no table).
+_table: np.ndarray | None = None
+
+
+def use_table() -> None:
+    """From now on, this process finds distinct trigrams through the table (workers only)."""
+    global _table
+    if _table is None:
+        _table = np.empty(1 << 24, np.int32)  # (never read before written: no zeroing)
+
+
+def file_grams(text: str, data: bytes | None = None) -> str:
+    """The distinct trigrams of ``text`` as words (see the module docstring), in no
+    particular order; ``data``:
+    the text's UTF-8 when the caller has it."""
+    if data is not None and data.isascii():
+        data = data.lower()
+    else:
+        data = folded_bytes(text)
     if len(data) < 3:
         return ""
     raw = np.frombuffer(data, np.uint8).astype(np.uint32)
@@ -38,7 +56,13 @@ def file_grams(text: str) -> str:
     codes = codes[(raw[:-2] != _NEWLINE) & (raw[1:-1] != _NEWLINE) & (raw[2:] != _NEWLINE)]
     if not codes.size:
         return ""
-    distinct = np.unique(codes)
+    table = _table
+    if table is None:
+        distinct = np.unique(codes)
+    else:  # each code's last position wins; the codes at their last position are the distinct ones
+        at = np.arange(codes.size, dtype=np.int32)
+        table[codes] = at
+        distinct = codes[table[codes] == at]
     # three bytes each, big-endian, then hex with a space every three bytes (one C call)
     packed = distinct.astype(">u4").view(np.uint8).reshape(-1, 4)[:, 1:].tobytes()
     return packed.hex(" ", 3)
@@ -58,10 +82,11 @@ def path_key(rel: str) -> int:
                           "little", signed=True)
 
 
-def file_doc(rel: str, text: str) -> str:
-    """The file's document for the text index (JSON): its path, key and trigrams."""
-    return (f'{{"doc_type":"file","path":{_quote(rel)},"file_key":{path_key(rel)},'
-            f'"grams":"{file_grams(text)}"}}')
+def file_doc(rel: str, text: str, data: bytes | None = None) -> str:
+    """The file's document for the trigram index (JSON): its path, key and trigrams
+    (``data``: the text's UTF-8 when the caller has it)."""
+    return f'{{"path":{_quote(rel)},"file_key":{path_key(rel)},"grams":"{file_grams(text, data)}"}}'
+
 
 
 @attrs.frozen

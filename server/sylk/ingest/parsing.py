@@ -107,7 +107,7 @@ def _parse(root: str, entry: source_files.FileEntry, known_hash: str | None, max
     words = code_words_utf8(src.data)
     return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
                   src.data.count(b"\n") + 1, len(syms), encode_symbols(syms),
-                  _row_tuples(entry.rel, lang, src.text, words, syms), file_doc=grams.file_doc(entry.rel, src.text),
+                  _row_tuples(entry.rel, lang, src.text, words, syms), file_doc=grams.file_doc(entry.rel, src.text, src.data),
                   replaced=src.replaced), (src.data, marks)
 
 
@@ -207,6 +207,7 @@ def parse_batch(root: str, batch: Sequence[tuple[source_files.FileEntry, str | N
     """``parse_file`` of each file of a batch, in a worker. The cyclic garbage collector waits
     meanwhile: parsing makes no reference cycles (reference counting frees all of it), and
     the collector's passes over the objects it makes cost about 1% of a worker's time."""
+    grams.use_table()
     collecting = gc.isenabled()
     gc.disable()
     try:

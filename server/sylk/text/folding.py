@@ -22,4 +22,6 @@ def fold(text: str) -> str:
     """``text`` folded for case-insensitive comparison (see the module docstring)."""
     if text.isascii():
         return text.lower()
-    return text.translate(_DOTTED).casefold()
+    if "\u0130" in text or "\u0131" in text:  # (translate walks the text in Python's loop: only if needed)
+        text = text.translate(_DOTTED)
+    return text.casefold()
