@@ -187,6 +187,27 @@ def test_the_trigram_index_reopens_after_a_kill(grep_root: Path, tmp_path: Path)
         again.close()
 
 
+def test_a_file_without_its_trigram_document_is_indexed_again_on_open(grep_root: Path, tmp_path: Path):
+    index = tmp_path / "lost"
+    import tantivy
+    from sylk.store.lexical import build_grams_schema
+
+    ws = Workspace(grep_root, Settings(index_dir=str(index)))
+    ws.index()
+    ws.close()
+    grams_index = tantivy.Index(build_grams_schema(), path=str(index / "grams"))
+    writer = grams_index.writer(heap_size=15_000_000, num_threads=1)
+    writer.delete_documents_by_term("path", "native/buf.c")  # lost (damage from outside)
+    writer.commit()
+    writer.wait_merging_threads()
+    again = Workspace(grep_root, Settings(index_dir=str(index)))
+    try:
+        assert "1 file again (no trigram document)" in (again.repair_note or "")
+        assert lines(again, "b->data", mode="exact") == [("native/buf.c", 1)]
+    finally:
+        again.close()
+
+
 def test_file_grams_hold_every_literal_of_the_text():
     text = "Straße ΣΊΣΥΦΟΣ İstanbul 👋 x\r\ny->z"
     held = set(grams.file_grams(text).split())

@@ -52,6 +52,7 @@ from ..config import Settings
 from ..errors import IndexError_, first_line
 from ..ingest import scan
 from ..model import is_virtual
+from ..ingest.grams import path_key
 from .damage import remove_leftovers, tantivy_damage, writer_active
 from .layout import MANIFEST_FILE, TEXT_INDEX_DIRS, VECTORS_DIR
 from .manifest import MERKLE_META, Manifest, merkle_root
@@ -236,14 +237,32 @@ def check_on_open(stores: Stores, reindex: Reindex) -> str | None:
     remove_leftovers(stores.index_dir)
     if unclean:
         stores.lexical.garbage_collect()
-    elif stores.manifest.chunk_counts()["chunks"] == stores.lexical.num_docs():
+    done = _repair_file_documents(stores, reindex)
+    if unclean or stores.manifest.chunk_counts()["chunks"] != stores.lexical.num_docs():
+        drift = store_drift(stores, vectors=unclean)
+        if not drift.clean:
+            done += _repair_stores(stores, drift, reindex)
+    if not done:
         return None
-    drift = store_drift(stores, vectors=unclean)
-    if drift.clean:
-        return None
-    done = _repair_stores(stores, drift, reindex)
     when = "after an unclean shutdown" if unclean else "on open"
     return f"repaired the index {when}: {'; '.join(done)}"
+
+
+def _repair_file_documents(stores: Stores, reindex: Reindex) -> list[str]:
+    """Index again the files without a document in the trigram index (exact and regex
+    search would never read them). Written with the chunks, before the manifest, so none
+    is missing but after damage; cheap: a count, then the keys only when it differs."""
+    files = stores.manifest.file_languages()
+    if stores.lexical.file_count() == len(files):
+        return []
+    held = set(stores.lexical.file_keys())
+    lacking = sorted(p for p in files if path_key(p) not in held)
+    if not lacking:
+        return []
+    with stores.index_lock:
+        stores.manifest.invalidate(lacking)
+    reindex(lacking)
+    return [f"indexed {_plural(len(lacking), 'file')} again (no trigram document)"]
 
 
 # --- verify ---------------------------------------------------------------------------

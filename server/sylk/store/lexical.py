@@ -231,6 +231,10 @@ class LexicalIndex:
         self.index.reload()
         self.grams.reload()
 
+    def file_count(self) -> int:
+        """How many file documents the trigram index holds."""
+        return self.grams.searcher().num_docs
+
     def file_keys(self) -> list[int]:
         """The ``file_key`` of every file document (``grams.path_key`` of its path), ascending."""
         return self._file_values(tantivy.Query.all_query(), None)
