@@ -237,11 +237,12 @@ def check_on_open(stores: Stores, reindex: Reindex) -> str | None:
     remove_leftovers(stores.index_dir)
     if unclean:
         stores.lexical.garbage_collect()
-    done = _repair_file_documents(stores, reindex)
+    done: list[str] = []
     if unclean or stores.manifest.chunk_counts()["chunks"] != stores.lexical.num_docs():
         drift = store_drift(stores, vectors=unclean)
         if not drift.clean:
             done += _repair_stores(stores, drift, reindex)
+    done += _repair_file_documents(stores, reindex)
     if not done:
         return None
     when = "after an unclean shutdown" if unclean else "on open"
