@@ -315,3 +315,18 @@ async def test_mcp_grep(grep_root: Path, _isolated_index: Path):
         assert {(h["path"], h["line"]) for h in words["hits"]} == {("app/users.py", 2), ("app/users.py", 3),
                                                                    ("app/users.py", 6)}
         assert "pattern" in await call_error(s, "grep", pattern="a(")
+
+
+def test_inline_prefix_and_phrase_on_the_lexical_side(ws: Workspace):
+    """``Exp*`` finds what starts with Exp (a name or a word); a quoted phrase with
+    punctuation stays a phrase; ``/Export.*/`` is a regex (tested over stdio above)."""
+    from sylk.search.query import SearchRequest
+
+    def paths(query: str) -> list[str]:
+        return [h.path for h in ws.search(SearchRequest(query, "lexical", context_lines=0)).hits]
+
+    assert paths("Exp*") == ["web/greet.ts"]  # "export function greet", "Exportable"
+    assert paths("Exp") == []  # without the star, a whole word
+    assert "app/users.py" in paths("get_us*")  # the name get_user (its key getuser)
+    assert paths('"content-type in lower"') == ["docs/notes.md"]
+    assert paths('"content-type in upper"') == []

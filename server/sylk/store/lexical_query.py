@@ -14,12 +14,17 @@ neighbouring words ``parse url``
     the name words and the content.
 ``"quoted text"``
     a phrase in the content.
+prefix ``Export*``
+    names (whole, separators out) and words of the content that start with it, at a
+    constant score (a prefix says nothing of how well a word matches).
 
 ``fuzzy: true`` lets every word of five letters or more match one edit away in the
 name words and the content too.
 """
 
 from __future__ import annotations
+
+import re
 
 import attrs
 import tantivy
@@ -112,4 +117,21 @@ def compile_terms(index: tantivy.Index, schema: tantivy.Schema, terms: QueryTerm
         ]))
     for phrase in terms.phrases:
         clauses.append(_words_query(schema, "content", index_words(phrase)))
+    for prefix in terms.prefixes:
+        clauses.append(_prefix(schema, prefix, w))
     return _any(clauses) or Q.empty_query()
+
+
+def _prefix(schema: tantivy.Schema, prefix: str, w: FieldWeights) -> tantivy.Query | None:
+    """``prefix*``: names starting with it (their key: ``get_us*`` meets ``getUser``), and
+    content words starting with its last word (``parse_u*``: words starting with ``u``
+    after ``parse``, as a phrase prefix)."""
+    key, words = name_key(prefix), index_words(prefix)
+    if not key:
+        return None
+    name = Q.const_score_query(Q.regex_query(schema, "name", re.escape(key) + ".*"), w.name)
+    if not words:
+        return name
+    content = (Q.regex_query(schema, "content", re.escape(words[0]) + ".*") if len(words) == 1
+               else Q.phrase_prefix_query(schema, "content", words))
+    return _any([name, Q.const_score_query(content, w.content)])

@@ -10,7 +10,9 @@ sometimes both. ``analyze`` tells them apart:
 - a **word** is anything else; English stop words are dropped from the words of a
   query that has at least one other word (``the`` alone stays), never from an
   identifier;
-- a ``"quoted phrase"`` is kept as typed.
+- a ``"quoted phrase"`` is kept as typed;
+- a token ending in ``*`` (``Export*``, ``get_us*``) is a prefix: names and words
+  that start with it.
 
 The query's ``style`` picks the fusion weights (search/fusion.py): ``identifier``
 when every token is an identifier or the query is one token, ``natural`` when no
@@ -39,7 +41,7 @@ any each every both either neither some other another same own only also just ve
 there here their them they we you your our us he she his her i me my one ones via per whether
 """.split())
 
-_TOKEN = re.compile(r'"[^"]*"?|[^\W_]?[\w$]*(?:(?:\.|::|->)[\w$]+)*')
+_TOKEN = re.compile(r'"[^"]*"?|[\w$]+\*|[^\W_]?[\w$]*(?:(?:\.|::|->)[\w$]+)*')
 _CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]")
 _JOINERS = re.compile(r"\.|::|->")
 
@@ -60,11 +62,12 @@ class QueryTerms:
     identifiers: tuple[Identifier, ...] = ()
     words: tuple[str, ...] = ()  # lower-cased, stop words dropped (see the module docstring)
     phrases: tuple[str, ...] = ()  # quoted by the user, without the quotes
+    prefixes: tuple[str, ...] = ()  # ``name*``: without the star, as typed
     dropped: tuple[str, ...] = ()  # stop words left out
 
     @property
     def empty(self) -> bool:
-        return not (self.identifiers or self.words or self.phrases)
+        return not (self.identifiers or self.words or self.phrases or self.prefixes)
 
     @property
     def runs(self) -> tuple[tuple[str, str], ...]:
@@ -82,11 +85,14 @@ def analyze(query: str) -> QueryTerms:
     identifiers: list[Identifier] = []
     words: list[str] = []
     phrases: list[str] = []
+    prefixes: list[str] = []
     for m in _TOKEN.finditer(query):
         token = m.group(0)
         if not token:
             continue
-        if token.startswith('"'):
+        if token.endswith("*"):
+            prefixes.append(token[:-1])
+        elif token.startswith('"'):
             inner = token.strip('"').strip()
             if inner:
                 phrases.append(inner)
@@ -95,7 +101,7 @@ def analyze(query: str) -> QueryTerms:
             identifiers.append(Identifier(token, parts))
         else:
             words.extend(w.lower() for w in split_words(token))
-    tokens = len(identifiers) + len(words) + len(phrases)
+    tokens = len(identifiers) + len(words) + len(phrases) + len(prefixes)
     if tokens <= 1 or (identifiers and not words and not phrases):
         style = IDENTIFIER
     elif not identifiers:
@@ -103,7 +109,8 @@ def analyze(query: str) -> QueryTerms:
     else:
         style = MIXED
     kept = [w for w in words if w not in STOP_WORDS]
-    if not kept and not identifiers and not phrases:
+    if not kept and not identifiers and not phrases and not prefixes:
         kept = words  # "the", "is not": nothing else to search for
     dropped = tuple(w for w in words if w in STOP_WORDS and w not in kept)
-    return QueryTerms(style, tuple(identifiers), tuple(dict.fromkeys(kept)), tuple(phrases), dropped)
+    return QueryTerms(style, tuple(identifiers), tuple(dict.fromkeys(kept)), tuple(phrases),
+                      prefixes=tuple(dict.fromkeys(prefixes)), dropped=dropped)
