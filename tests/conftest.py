@@ -112,6 +112,15 @@ async def eventually(probe: Callable[[], Awaitable[T]], done: Callable[[T], bool
         pytest.fail(f"timed out waiting for {what}")
 
 
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """``files`` (root-relative path -> text, UTF-8) written under ``root``; returns ``root``."""
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return root
+
+
 def git_commit(root: Path, author: str, message: str, *paths: str, when: str | None = None) -> str:
     """Commit ``paths`` (everything when none) as ``author``; returns the commit's sha."""
     env = {**os.environ, **({"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {})}

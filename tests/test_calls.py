@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import start, uri, wait_for_progress_end
+from conftest import start, uri, wait_for_progress_end, write_tree
 from lsprotocol import types
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
@@ -43,12 +43,7 @@ EVERY_LANGUAGE = {"embedding": {"enabled": False}, "navigation": {"skipLanguages
 
 @pytest.fixture
 def calls_root(tmp_path: Path) -> Path:
-    root = tmp_path / "calls"
-    for rel, text in FILES.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return root
+    return write_tree(tmp_path / "calls", FILES)
 
 
 def test_callers_and_callees_in_the_engine(calls_root: Path, tmp_path: Path):

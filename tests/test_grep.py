@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import start_lsp, uri, wait_for_progress_end
+from conftest import start_lsp, uri, wait_for_progress_end, write_tree
 from lsprotocol import types
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
@@ -35,12 +35,7 @@ NO_EMBED = {"embedding": {"enabled": False}}
 
 @pytest.fixture
 def grep_root(tmp_path: Path) -> Path:
-    root = tmp_path / "grep"
-    for rel, text in FILES.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return root
+    return write_tree(tmp_path / "grep", FILES)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import NO_EMBEDDING, start, uri, wait_for_progress_end
+from conftest import NO_EMBEDDING, start, uri, wait_for_progress_end, write_tree
 from lsprotocol import types
 from sylk.search import definitions as defs
 
@@ -66,12 +66,7 @@ EVERY_LANGUAGE = {"embedding": {"enabled": False}, "navigation": {"skipLanguages
 
 @pytest.fixture
 def nav(tmp_path: Path) -> Path:
-    root = tmp_path / "nav"
-    for rel, text in FILES.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return root
+    return write_tree(tmp_path / "nav", FILES)
 
 
 def _column(root: Path, rel: str, line: int, name: str) -> int:

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import start_lsp, uri, wait_for_progress_end
+from conftest import start_lsp, uri, wait_for_progress_end, write_tree
 from lsprotocol import types
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
@@ -40,12 +40,7 @@ NO_EMBED = {"embedding": {"enabled": False}}
 
 @pytest.fixture
 def refs_root(tmp_path: Path) -> Path:
-    root = tmp_path / "refs"
-    for rel, text in FILES.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return root
+    return write_tree(tmp_path / "refs", FILES)
 
 
 @pytest.fixture
