@@ -294,6 +294,11 @@ def test_cli_grep(grep_root: Path, tmp_path: Path):
     assert none.returncode == 1 and none.stdout == ""
     bad = _sylk("grep", "a(", str(grep_root), env_index=index, cwd=tmp_path)
     assert bad.returncode == 2 and "position 1" in bad.stderr
+    # sylk search: a /regex/ query is a line search (smart case), inline filters and all
+    slashed = _sylk("search", "lang:python /def \\w+_user/", str(grep_root), env_index=index, cwd=tmp_path)
+    assert slashed.returncode == 0 and slashed.stdout == "app/users.py:5:5:    def get_user(self, uid):\n"
+    assert _sylk("search", "/HEADERS/", str(grep_root), "--format", "paths", env_index=index,
+                 cwd=tmp_path).stdout == "app/http.py\n"
 
 
 async def test_mcp_grep(grep_root: Path, _isolated_index: Path):

@@ -16,15 +16,16 @@ from pathlib import Path
 
 from .. import config, steps, wire
 from ..engine import documents
-from ..engine.indexer import Progress
 from ..engine.workspace import Workspace, clear_index, index_exists
-from ..errors import IndexError_
 from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
 from ..search import references
 from ..search.file_lines import file_lines, file_text
+from ..search.query import Filters, QueryError, check_values, from_settings, parse_inline, wants_lines
 from .args import workspace_root
 from .errors import CliError
+from .grep import search_lines
+from .terminal import Terminal, open_index, refresh, settings_for
 from .render import (
     STALE_MARK,
     explain_line,
@@ -38,65 +39,6 @@ from .render import (
 KIND_WIDTH = 11
 
 
-def _settings(root: Path) -> config.Settings:
-    settings, problems = config.resolve(root)
-    for p in problems:
-        print(f"sylk: warning: {p} (using the default)", file=sys.stderr)
-    return settings
-
-
-def open_index(root: Path, *, writable: bool = True, settings: config.Settings | None = None) -> Workspace:
-    """The workspace of ``root`` with its index open (CliError when it cannot be)."""
-    try:
-        return steps.open_workspace(root, settings or _settings(root), _Terminal(), writable=writable)
-    except IndexError_ as exc:
-        raise CliError(str(exc)) from exc
-
-
-class _ProgressBar:
-    """A one-line progress bar on a terminal; silent otherwise."""
-
-    def __init__(self, stream=sys.stderr) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self._last = 0.0
-
-    def __call__(self, p: Progress) -> None:
-        if not self.tty:
-            return
-        now = time.monotonic()
-        if p.phase in ("index", "embed") and p.done != p.total and now - self._last < 0.1:
-            return
-        self._last = now
-        if p.phase == "done":
-            self.stream.write("\r\x1b[K")
-        elif p.total:
-            width = 30
-            filled = int(width * p.done / p.total)
-            counted, pct = steps.progress_text(p)
-            self.stream.write(f"\r\x1b[K{p.phase} [{'#' * filled}{'.' * (width - filled)}] {counted} {pct}%")
-        else:
-            self.stream.write(f"\r\x1b[K{p.message}")
-        self.stream.flush()
-
-
-class _Terminal(steps.Reporter):
-    """The service's reports on a terminal: messages on stderr, progress as a bar."""
-
-    def __init__(self) -> None:
-        self.bar = _ProgressBar()
-
-    def message(self, text: str, severity: steps.Severity) -> None:
-        print(f"sylk: {text}", file=sys.stderr)
-
-    def begin(self, title: str, message: str) -> _ProgressBar:
-        return self.bar
-
-    def report(self, handle: _ProgressBar | None, progress: Progress) -> None:
-        if handle is not None:
-            handle(progress)
-
-
 def cmd_index(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
     ws = open_index(root)
@@ -104,7 +46,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         _writable(ws)
         if args.repair:
             print(f"{root}: repair: {ws.repair().summary()}")
-        terminal = _Terminal()
+        terminal = Terminal()
         report = steps.index_files(ws, terminal, terminal.bar, workers=args.workers)
         print(f"{root}: {report.summary()}")
         steps.update_git(ws)
@@ -117,18 +59,10 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _embed(ws: Workspace) -> None:
     """Embed what is not embedded yet, with a progress bar; one line either way."""
-    run = steps.embed(ws, _Terminal())
+    run = steps.embed(ws, Terminal())
     if run is not None and run.chunks:
         print(f"embedded {run.chunks} chunks in {run.seconds:.1f}s ({run.chunks / run.seconds:.0f}/s) "
               f"with {run.model}")
-
-
-def refresh(ws: Workspace) -> None:
-    """Bring the index up to date with the disk first (a progress bar on a terminal)."""
-    if ws.writable:
-        ws.index(progress=_ProgressBar())
-    else:
-        print(f"sylk: {ws.read_only_reason}; it may lag behind the disk", file=sys.stderr)
 
 
 def cmd_symbols(args: argparse.Namespace) -> int:
@@ -240,8 +174,6 @@ def _line(path: Path, line: int) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..search.query import Filters, QueryError, check_values, from_settings, parse_inline
-
     root = workspace_root(args.path)
     try:
         text, inline = parse_inline(args.query)
@@ -260,8 +192,10 @@ def cmd_search(args: argparse.Namespace) -> int:
                       types=tuple(args.type or ()), roles=tuple(args.role or ()), tags=tuple(args.tag or ()),
                       authors=tuple(args.author or ()), modified_after=after,
                       modified_before=before).merged(inline)
-    settings = _settings(root)
+    settings = settings_for(root)
     s = settings.search  # what the command line does not say comes from the settings
+    if wants_lines({"query": args.query}):
+        return search_lines(args, root, settings, filters)
     req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
                         offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
                         context_lines=args.context, explain=args.explain)
@@ -335,7 +269,7 @@ def _highlight(line: str, spans: list[tuple[int, int]]) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
-    settings = _settings(root)
+    settings = settings_for(root)
     if not index_exists(root, settings):  # say so, and create nothing
         index_dir = config.index_dir_for(root, settings)
         if args.format == "json":
@@ -483,7 +417,7 @@ def _rel_to(root: Path, path: str) -> str:
 
 def cmd_clear(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
-    folder = clear_index(root, _settings(root))
+    folder = clear_index(root, settings_for(root))
     print(f"removed {folder}" if folder else f"no index for {root}")
     return 0
 
@@ -507,5 +441,5 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                        "(pipx inject sylk mcp, or uv tool install 'sylk[mcp]')", 2) from exc
 
     root = workspace_root(args.path)
-    serve(root, _settings(root))
+    serve(root, settings_for(root))
     return 0

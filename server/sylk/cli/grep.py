@@ -9,19 +9,15 @@ import json
 import os
 import sys
 from collections import Counter
+from pathlib import Path
 
-from .. import wire
+from .. import config, wire
 from ..errors import FieldError
-from ..search.grep import GrepResult, LineHit
-from ..search.query import Filters, GrepRequest, QueryError, check_values
-from ..text.positions import utf16_to_index
+from ..search.query import Filters, GrepRequest, QueryError, check_values, parse_inline
 from .args import workspace_root
-from .commands import open_index, refresh
+from .terminal import open_index, refresh
 from .errors import CliError
-
-# rg's colours: path, line number, match
-_PATH, _LINE, _MATCH, _RESET = "\x1b[35m", "\x1b[32m", "\x1b[1;31m", "\x1b[0m"
-
+from .render import matching_line, print_line_notes
 
 def _case(args: argparse.Namespace) -> bool | str:
     """rg's rule: the last of -i, -s, -S wins; case-sensitive without any."""
@@ -57,31 +53,38 @@ def cmd_grep(args: argparse.Namespace) -> int:
     else:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         for h in result.hits:
-            print(_line(h, color))
+            print(matching_line(h, color))
     if result.hits and result.total_hits > len(result.hits):
         print(f"sylk: the first {len(result.hits)} of {result.total_hits} matching lines (--limit)", file=sys.stderr)
-    _notes(result)
+    print_line_notes(result)
     return 0 if result.total_hits else 1
 
 
-def _line(h: LineHit, color: bool) -> str:
-    """``path:line:col:text``, columns 1-based in UTF-16 units as in the language server
-    (rg counts bytes), the first match's column; matches in colour on a terminal."""
-    col = h.matches[0][0] + 1 if h.matches else 1
-    if not color:
-        return f"{h.path}:{h.line + 1}:{col}:{h.text}"
-    return f"{_PATH}{h.path}{_RESET}:{_LINE}{h.line + 1}{_RESET}:{col}:{_painted(h)}"
-
-
-def _painted(h: LineHit) -> str:
-    text, out, at = h.text, [], 0
-    for a16, b16 in h.matches:
-        a, b = utf16_to_index(text, a16), utf16_to_index(text, b16)
-        out += [text[at:a], _MATCH, text[a:b], _RESET]
-        at = b
-    return "".join(out) + text[at:]
-
-
-def _notes(result: GrepResult) -> None:
-    if result.message and (result.scanned or result.partial):
-        print(f"sylk: {result.message}", file=sys.stderr)
+def search_lines(args: argparse.Namespace, root: Path, settings: config.Settings, filters: Filters) -> int:
+    """``sylk search '/regex/'``: the lines it matches (smart case), as ``sylk grep`` prints them."""
+    unsupported = Filters(languages=filters.languages, types=filters.types, paths=filters.paths, kinds=filters.kinds)
+    if filters != unsupported:
+        raise CliError("a /regex/ query filters by --lang, --type, --path and --kind only", 2)
+    pattern = parse_inline(args.query)[0][1:-1]
+    req = GrepRequest(pattern, "regex", "smart", filters=filters, offset=args.offset,
+                      limit=args.limit if args.limit is not None else settings.search.limit)
+    ws = open_index(root, settings=settings)
+    try:
+        if not args.no_refresh:
+            refresh(ws)
+        try:
+            result = ws.grep(req)
+        except FieldError as exc:
+            raise CliError(f"{pattern!r}: {str(exc).removeprefix('query: ')}", 2) from exc
+    finally:
+        ws.close()
+    if args.format == "json":
+        print(json.dumps(wire.line_result_json(result), indent=2, ensure_ascii=False))
+    elif args.format == "paths":
+        print("\n".join(dict.fromkeys(h.path for h in result.hits)))
+    else:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        for h in result.hits:
+            print(matching_line(h, color))
+        print_line_notes(result)
+    return 0 if result.hits else 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import attrs
@@ -9,8 +10,10 @@ import attrs
 from .. import wire
 from ..config import camel
 from ..engine.status import SkippedFiles
+from ..search.grep import GrepResult, LineHit
 from ..search.results import Explanation, Hit
 from ..store.integrity import SAMPLES, Verification
+from ..text.positions import utf16_to_index
 
 
 def human_size(n: float) -> str:
@@ -122,3 +125,31 @@ def print_skipped(skipped: SkippedFiles, every: bool) -> None:
         print(f"  {r.reason:<18} {r.count:>5}  {shown}")
     if cut:
         print("              ('sylk status --skipped' lists every skipped file)")
+
+
+# rg's colours: path, line number, match
+_PATH, _LINE, _MATCH, _RESET = "\x1b[35m", "\x1b[32m", "\x1b[1;31m", "\x1b[0m"
+
+
+def matching_line(h: LineHit, color: bool) -> str:
+    """``path:line:col:text``, columns 1-based in UTF-16 units as in the language server
+    (rg counts bytes), the first match's column; matches in colour on a terminal."""
+    col = h.matches[0][0] + 1 if h.matches else 1
+    if not color:
+        return f"{h.path}:{h.line + 1}:{col}:{h.text}"
+    return f"{_PATH}{h.path}{_RESET}:{_LINE}{h.line + 1}{_RESET}:{col}:{_painted(h)}"
+
+
+def _painted(h: LineHit) -> str:
+    text, out, at = h.text, [], 0
+    for a16, b16 in h.matches:
+        a, b = utf16_to_index(text, a16), utf16_to_index(text, b16)
+        out += [text[at:a], _MATCH, text[a:b], _RESET]
+        at = b
+    return "".join(out) + text[at:]
+
+
+def print_line_notes(result: GrepResult) -> None:
+    """What stderr says of a line search that read every file or was cut short."""
+    if result.message and (result.scanned or result.partial):
+        print(f"sylk: {result.message}", file=sys.stderr)
