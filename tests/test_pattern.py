@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sylk.ingest.grams import file_grams, literal_grams
+from sylk.search import grep
 from sylk.search.pattern import GramQuery, PatternError, compile_pattern, has_upper
 from sylk.text.folding import fold
 
@@ -328,6 +329,26 @@ def check_superset(source: str, text: str, mode: str) -> None:
             if hits and pattern.grams is not None:
                 assert pattern.grams.satisfied_by(grams_of(text))
             assert found_lines(pattern, text) == hits, (source, case, whole_word)
+            if pattern.needle:  # a needle every match holds, in the line
+                assert all((fold(lines[i]) if pattern.needle_folded else lines[i]).count(pattern.needle)
+                           for i in hits), (source, case, pattern.needle)
+            # (rg's lines: no empty line after the last line break, none in an empty file)
+            counted = len(lines) - (text == "" or text.endswith("\n"))
+            assert engine_lines(pattern, text) == [i for i in hits if i < counted], (source, case, whole_word)
+
+
+def engine_lines(pattern, text: str) -> list[int]:
+    """The lines search.grep finds, read needle by needle and by the regex alike."""
+    kept = grep.NEEDLE_SHARE
+    try:
+        answers = []
+        for share in (0.0, 1.0):
+            grep.NEEDLE_SHARE = share
+            answers.append([n for n, _line, _spans in grep.matching_lines(pattern, text)])
+    finally:
+        grep.NEEDLE_SHARE = kept
+    assert answers[0] == answers[1]
+    return answers[0]
 
 
 @settings(max_examples=300, deadline=None, derandomize=True,

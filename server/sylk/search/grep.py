@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 import attrs
 
 from ..ingest.symbols import Symbol
+from ..text.folding import fold
 from ..text.positions import utf16_len
 from .pattern import Pattern
 from .query import GrepRequest
@@ -129,19 +130,46 @@ def _message(stopped: bool, partial: bool, scanned: bool, req: GrepRequest) -> s
     return "; ".join(notes) or None
 
 
+# A file whose needle (Pattern.needle) is on at most this share of its lines is read
+# needle by needle; in others the regex finds the lines (one C call for the file).
+NEEDLE_SHARE = 0.25
+
+
 def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
     """(0-based line number, line, match spans) of each line of ``text`` that ``pattern``
-    matches, in order. The whole text is searched for the next match (one C call), and
-    the line where it starts is verified alone: a match of the whole text may cross a
-    line break (``\\s``, ``[^x]``), one of the line never does, as with rg."""
+    matches, in order. The next candidate line is where the pattern's needle is next
+    (``str.find``), or where a search of the whole text finds the next match, and that
+    line is verified alone: a match of the whole text may cross a line break (``\\s``,
+    ``[^x]``), one of the line never does, as with rg."""
+    needle = pattern.needle
+    if needle:
+        hay = fold(text) if pattern.needle_folded else text
+        if len(hay) == len(text):  # (folding kept every character's place)
+            found = hay.count(needle)
+            if not found:
+                return
+            if found <= NEEDLE_SHARE * (text.count("\n") + 1):
+                yield from _candidate_lines(pattern, text, lambda pos: hay.find(needle, pos))
+                return
     search = pattern.text_regex.search
+
+    def next_match(pos: int) -> int:
+        m = search(text, pos)
+        return m.start() if m is not None else -1
+    yield from _candidate_lines(pattern, text, next_match)
+
+
+def _candidate_lines(pattern: Pattern, text: str,
+                     next_at: Callable[[int], int]) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
+    """``matching_lines`` of the lines where ``next_at(pos)`` (-1: none) says a match may
+    start, at or after ``pos``."""
     pos = line_start = line_no = 0
     end = len(text)
     while pos <= end:
-        m = search(text, pos)
-        if m is None:
+        at = next_at(pos)
+        if at < 0:
             return
-        first = text.rfind("\n", 0, m.start()) + 1
+        first = text.rfind("\n", 0, at) + 1
         if first == end and (end == 0 or text[end - 1] == "\n"):
             return  # (no line follows the last line break, as for rg: no empty last line)
         line_no += text.count("\n", line_start, first)

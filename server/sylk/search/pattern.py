@@ -60,7 +60,11 @@ class Pattern:
     next line): the same expression under re.MULTILINE, or, when the pattern holds an
     assertion that could read across a line break (lookaround, ``\\A``, ``\\Z``), a
     regex matching at every line start. ``grams``: what a file must hold to contain a
-    match; None when the pattern has no usable literal (every file is read)."""
+    match; None when the pattern has no usable literal (every file is read).
+    ``needle``: a string every match contains (the longest run of literal characters
+    the pattern cannot do without; "" when none), folded when ``needle_folded`` (the
+    match may differ from it in case): lines holding it are found with ``str.find``,
+    which is far faster than Python's regex engine walking every position."""
 
     source: str
     mode: str
@@ -69,6 +73,8 @@ class Pattern:
     line_regex: re.Pattern[str]
     text_regex: re.Pattern[str]
     grams: GramQuery | None
+    needle: str = ""
+    needle_folded: bool = False
 
     def line_matches(self, line: str) -> list[tuple[int, int]] | None:
         """None when the line does not match; else the (start, end) str offsets of every
@@ -108,10 +114,13 @@ def compile_pattern(text: str, *, mode: str = "regex", case: bool | str = "smart
                  or (op is sre.AT and av in (sre.AT_BEGINNING_STRING, sre.AT_END_STRING))
                  for op, av in _walk(parsed))
     query = _checked(lambda: _requirement(_sequence(parsed)))
+    needle, scoped = _needle(parsed)
+    folded = ignore_case or scoped or bool(parsed.state.flags & re.IGNORECASE)
     return Pattern(source=text, mode=mode, ignore_case=ignore_case, whole_word=whole_word,
                    line_regex=line_regex,
                    text_regex=_EVERY_LINE if across else re.compile(source, flags | re.MULTILINE),
-                   grams=None if query == _TRUE else query)
+                   grams=None if query == _TRUE else query, needle=fold(needle) if folded else needle,
+                   needle_folded=folded)
 
 
 def has_upper(text: str, mode: str) -> bool:
@@ -139,6 +148,25 @@ def _whole_word(source: str, verbose: bool) -> str:
     lead = (_LEADING_FLAGS_VERBOSE if verbose else _LEADING_FLAGS).match(source).end()
     close = "\n)" if verbose else ")"  # a trailing comment must not swallow the ")"
     return f"{source[:lead]}(?<!\\w)(?:{source[lead:]}{close}(?!\\w)"
+
+
+def _needle(parsed: _parser.SubPattern) -> tuple[str, bool]:
+    """The longest run of literal characters in the pattern's top-level sequence (groups
+    of literals included; anchors and lookarounds, which match no character, do not
+    break a run), and whether a group on the way turns a flag on or off (its case may
+    then differ from the pattern's)."""
+    best, run, scoped = "", "", False
+    for op, av in parsed:
+        if op is sre.LITERAL:
+            run += chr(av)
+        elif op is sre.SUBPATTERN and all(o is sre.LITERAL for o, _a in av[3]):
+            run += "".join(chr(a) for _o, a in av[3])
+            scoped = scoped or bool(av[1] or av[2])
+        elif op is sre.AT or op in (sre.ASSERT, sre.ASSERT_NOT):
+            continue
+        else:
+            best, run = max(best, run, key=len), ""
+    return max(best, run, key=len), scoped
 
 
 def _walk(seq: _parser.SubPattern) -> Iterator[tuple[Any, Any]]:
