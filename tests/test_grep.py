@@ -330,3 +330,26 @@ def test_inline_prefix_and_phrase_on_the_lexical_side(ws: Workspace):
     assert "app/users.py" in paths("get_us*")  # the name get_user (its key getuser)
     assert paths('"content-type in lower"') == ["docs/notes.md"]
     assert paths('"content-type in upper"') == []
+
+
+RG_CLASSES = ("x = '¹' + '㊀'\ny = 'a' # ½ off\nz = 'é' and 'e\u0301'\nf\u0305o\u0305o\u0305 = ²foo\nfoo‿bar Ⓐ1\n"
+              "a\x1cb\nplain ascii line\nsep\u200dx\n")
+
+
+@pytest.mark.parametrize("pattern", [r"'\w'", r"\bfoo\b", r"\w\W\w", r"^\w+\s", r"a\sb", r"\S+\s=", r"o\B",
+                                     r"[\w]+\s*=", r"[^\W\d]\d", r"\b\w{3}\b"])
+def test_word_and_space_classes_are_rgs(tmp_path: Path, pattern: str):
+    """Python's \\w takes ², ½ and ㊀ and leaves out combining marks, ‿ and Ⓐ; its \\s takes
+    U+001C; rg's do the opposite. Lines that are not ASCII are matched as rg matches them."""
+    root = write_tree(tmp_path / "classes", {"u.txt": RG_CLASSES})
+    ws = Workspace(root, Settings(index_dir=str(tmp_path / "index")))
+    try:
+        ws.index()
+        mine = lines(ws, pattern, case=True)
+    finally:
+        ws.close()
+    out = subprocess.run(["rg", "-n", "--no-heading", "-s", "--color", "never", pattern, "u.txt"], cwd=root,
+                         capture_output=True, text=True, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    rows = [row for row in out.stdout.split("\n") if row]  # (splitlines would break at U+001C)
+    assert mine == [("u.txt", int(row.split(":", 1)[0]) - 1) for row in rows], pattern

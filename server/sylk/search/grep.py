@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 import attrs
 
 from ..ingest.symbols import Symbol
+from ..text import rg_classes
 from ..text.folding import fold
 from ..text.positions import utf16_len
 from .pattern import Pattern
@@ -141,6 +142,9 @@ def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list
     (``str.find``), or where a search of the whole text finds the next match, and that
     line is verified alone: a match of the whole text may cross a line break (``\\s``,
     ``[^x]``), one of the line never does, as with rg."""
+    if pattern.rg_classes and not rg_classes.python_agrees(text):
+        yield from _rg_classed_lines(pattern, text)
+        return
     needle = pattern.needle
     if needle:
         hay = fold(text) if pattern.needle_folded else text
@@ -157,6 +161,25 @@ def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list
         m = search(text, pos)
         return m.start() if m is not None else -1
     yield from _candidate_lines(pattern, text, next_match)
+
+
+def _rg_classed_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
+    """``matching_lines`` of a text that is not plain ASCII, for a pattern whose ``\\w``, ``\\s``
+    or ``\\b`` Python reads otherwise than rg: a line rg would match either matches
+    Python's reading too (then it is found as usual) or holds a character the two class
+    differently (then it is looked at too); each is verified with rg's reading."""
+    plain = attrs.evolve(pattern, rg_classes=False)
+    found = {n for n, _line, _spans in matching_lines(plain, text)}
+    line_no, last = 0, 0
+    for m in rg_classes.differing().finditer(text):
+        line_no += text.count("\n", last, m.start())
+        last = m.start()
+        found.add(line_no)
+    lines = text.split("\n") if found else []
+    count = len(lines) - (text == "" or text.endswith("\n"))  # (rg's lines: no empty last one)
+    for n in sorted(found):
+        if n < count and (spans := pattern.line_matches(lines[n])) is not None:
+            yield n, lines[n], spans
 
 
 def _candidate_lines(pattern: Pattern, text: str,

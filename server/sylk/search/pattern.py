@@ -14,6 +14,7 @@ may be absent, a lookaround) stands for "any string", never for a requirement.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
@@ -26,6 +27,7 @@ import attrs
 
 from ..errors import FieldError
 from ..ingest.grams import GramQuery, literal_grams  # GramQuery: the index's query type
+from ..text import rg_classes
 from ..text.folding import fold
 
 _T = TypeVar("_T")
@@ -75,11 +77,22 @@ class Pattern:
     grams: GramQuery | None
     needle: str = ""
     needle_folded: bool = False
+    # the pattern holds \w \s \b ..., which rg reads otherwise than Python on a line that
+    # is not ASCII: such a line is verified with ``unicode_regex`` (text.rg_classes.python_agrees)
+    rg_classes: bool = False
+
+    @property
+    def unicode_regex(self) -> re.Pattern[str] | None:
+        """``line_regex`` with rg's ``\\w \\s \\b`` (built once, on first use); None when
+        the pattern holds none of them."""
+        return _unicode_regex(self.line_regex.pattern, self.line_regex.flags) if self.rg_classes else None
 
     def line_matches(self, line: str) -> list[tuple[int, int]] | None:
         """None when the line does not match; else the (start, end) str offsets of every
         non-empty match (re.finditer), [] when only empty matches."""
-        matches = list(self.line_regex.finditer(line))
+        regex = self.line_regex if not self.rg_classes or rg_classes.python_agrees(line) else self.unicode_regex
+        assert regex is not None
+        matches = list(regex.finditer(line))
         return [m.span() for m in matches if m.end() > m.start()] if matches else None
 
 
@@ -120,7 +133,7 @@ def compile_pattern(text: str, *, mode: str = "regex", case: bool | str = "smart
                    line_regex=line_regex,
                    text_regex=_EVERY_LINE if across else re.compile(source, flags | re.MULTILINE),
                    grams=None if query == _TRUE else query, needle=fold(needle) if folded else needle,
-                   needle_folded=folded)
+                   needle_folded=folded, rg_classes=rg_classes.holds_classes(source))
 
 
 def has_upper(text: str, mode: str) -> bool:
@@ -148,6 +161,12 @@ def _whole_word(source: str, verbose: bool) -> str:
     lead = (_LEADING_FLAGS_VERBOSE if verbose else _LEADING_FLAGS).match(source).end()
     close = "\n)" if verbose else ")"  # a trailing comment must not swallow the ")"
     return f"{source[:lead]}(?<!\\w)(?:{source[lead:]}{close}(?!\\w)"
+
+
+@functools.lru_cache(maxsize=64)
+def _unicode_regex(source: str, flags: int) -> re.Pattern[str]:
+    rewritten = rg_classes.rewritten(source)
+    return re.compile(rewritten if rewritten is not None else source, flags)
 
 
 def _needle(parsed: _parser.SubPattern) -> tuple[str, bool]:
