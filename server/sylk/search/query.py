@@ -133,7 +133,12 @@ def wants_lines(params: Mapping[str, Any]) -> bool:
     if params.get("mode") in LINE_MODES:
         return True
     query = params.get("query")
-    return isinstance(query, str) and bool(_SLASHED.match(parse_inline(query)[0]))
+    if not isinstance(query, str) or "/" not in query:
+        return False
+    try:
+        return bool(_SLASHED.match(parse_inline(query)[0]))
+    except QueryError:  # (a bad inline filter: the request as it is says so)
+        return False
 
 
 def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings = _DEFAULTS) -> GrepRequest:
