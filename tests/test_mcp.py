@@ -19,7 +19,7 @@ from conftest import mcp_session, server_env
 from mcp import ClientSession, StdioServerParameters
 
 TIMEOUT = 90.0
-TOOLS = {"search_code", "search_symbol", "find_definition", "find_references", "get_callers", "get_status",
+TOOLS = {"search_code", "search_symbol", "find_definition", "find_references", "get_callers", "grep", "get_status",
          "reindex"}
 # Most tests are about symbols and words: the model stays off unless asked for.
 NO_EMBEDDING = "[embedding]\nenabled = false\n"
@@ -103,6 +103,11 @@ async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
         for name in ("search_code", "search_symbol", "find_definition", "get_status"):
             assert tools[name].annotations is not None and tools[name].annotations.read_only_hint is True
         assert tools["reindex"].annotations.read_only_hint is False
+        grep = tools["grep"]
+        assert grep.input_schema["required"] == ["pattern"]
+        assert grep.input_schema["properties"]["case"]["enum"] == ["smart", "sensitive", "insensitive"]
+        assert all(w in grep.description for w in ("rg", "exact", "totalHitsLowerBound", "scanned"))
+        assert grep.annotations is not None and grep.annotations.read_only_hint is True
 
 
 async def test_search_symbol_fuzzy_and_paged(workspace: Path, _isolated_index: Path):
