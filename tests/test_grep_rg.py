@@ -7,7 +7,8 @@ the two sets of (path, 0-based line) must be equal.
 The tree: a copy of ``fixtures/workspace`` (Python, Go, TS, JS, Rust, Java, C, C++, C#,
 Ruby, Markdown, a file of non-ASCII text and emoji) and generated files of code-like
 lines (punctuation of many languages, tabs, trailing blanks), Unicode text (é, ß, ẞ,
-Σσς, 日本, emoji, full-width digits, a no-break space), CRLF lines and a lone CR, a
+Σσς, 日本, emoji, full-width digits, a no-break space), the characters Python's own
+``\\w`` and ``\\s`` class otherwise than rg (see below), CRLF lines and a lone CR, a
 UTF-8 BOM file, a file without a final line break, an empty file.
 
 The patterns (``PATTERNS``, a seeded ``random.Random``, so the same on every run):
@@ -25,17 +26,15 @@ generated pattern matches the empty string. ``EDGES``, next to them, are hand-pi
 line edges (BOM, CRLF, a lone CR, no final line break, empty lines: ``^$``), whole words
 that start or end with punctuation, the tree's Unicode under each case mode.
 
-Characters where the two engines' Unicode rules differ are kept out of the tree, or
-out of the comparison, because a difference there is the engines', not Sylk's:
+Sylk reads ``\\w``, ``\\s`` and ``\\b`` (and so ``-w``) as rg does, not as Python's ``re``
+(``text/rg_classes.py``), so the tree holds the characters where the two differ, in
+``gen/classes.txt`` and the fixture's ``app/unicode.py``: ZWJ (U+200D) and a variation
+selector (U+FE0F), combining marks (``e`` + U+0301, ``f̅``, Devanagari vowel signs),
+circled letters (``Ⓐ``) and ``‿``, which are words to rg only; ``²``, ``½`` and ``㊀``
+(numbers of category No), words to Python only; U+001C..U+001F, spaces to Python only.
 
-- ZWJ (U+200D) and variation selectors (U+FE0F): Rust's ``\\w`` takes them (Join_Control,
-  marks), Python's does not, so ``\\w``, ``\\W``, ``\\b`` and ``-w`` differ beside them.
-  The fixture's emoji family (man, woman, girl joined by ZWJs) is copied without them.
-- Combining marks (e + U+0301): in Rust's ``\\w``, not in Python's. Only precomposed
-  letters (é) are used.
-- ``²`` and other numbers of category No: in Python's ``\\w`` (``str.isalnum``), not in
-  Rust's. None in the tree.
-- U+001C..U+001F: in Python's ``\\s``, not in Rust's. None in the tree.
+What the comparison leaves out, because the difference is the engines', not Sylk's:
+
 - Invalid UTF-8: Sylk reads it as U+FFFD, rg as bytes. None in the tree.
 - ``İ`` (U+0130) and ``ı`` (U+0131): Python's ``re.IGNORECASE`` takes them as ``i``/``I``,
   Rust's simple case folding keeps them apart (``rg -i istanbul`` does not find
@@ -44,8 +43,9 @@ out of the comparison, because a difference there is the engines', not Sylk's:
   upper-case letter) is compared without that file's lines containing them, a pattern
   holding one is only searched case-sensitively, and
   ``test_dotted_capital_i_folds_as_python_re`` says what Sylk does there.
-- ``K`` (U+212A, Kelvin) and ``ſ`` (U+017F): each engine adds them to ``k``/``s`` under
-  ``-i`` by its own rules. None in the tree.
+
+``K`` (U+212A, Kelvin sign), ``ſ`` (U+017F) and ``µ`` (U+00B5), which case folding joins
+to ``k``, ``s`` and ``μ`` in both engines, are in the tree.
 """
 
 from __future__ import annotations
@@ -69,7 +69,6 @@ SEED = 20261127
 N_PATTERNS = 240
 ARG_BYTES = 100_000  # rg's file arguments per process
 BOM = b"\xef\xbb\xbf"
-LEFT_OUT = "\u200d\ufe0f"  # see the module docstring
 TURKISH = "\u0130\u0131"  # İ ı: see the module docstring
 CASE_FLAGS = {True: "-s", False: "-i", "smart": "-S"}
 
@@ -128,6 +127,23 @@ UNICODE_LINES = (
     "mixed: αβγ_δ = λx: x·2 here",
     "Добрый день, мир: привет_мир = 1",
 )
+# the characters Python's re and rg class differently in \w and \s (see the module docstring)
+CLASSES_LINES = (
+    "x² = a½ + ㊀ * b2",
+    "cafe\u0301 = e\u0301te\u0301  # decomposed",
+    "f\u0305o\u0305o\u0305 = bar",
+    "नमस्ते नमस्कार = 'namaste'",
+    "Ⓐlpha = ⒷETA + c",
+    "tie = a‿b and x_y",
+    "family = '👨\u200d👩\u200d👧' # joined",
+    "coffee = '☕\ufe0f hot'",
+    "fields\x1cone\x1dtwo\x1ethree\x1ffour",
+    "kelvin = 5\u212a; long_s = 'ſtraße'; micro = 'µs' or 'μs' or 'ΜS'",
+    "word² and word ² and ½word",
+    "only: power²",
+    "only: half½",
+    "only: ㊀x",
+)
 TURKISH_LINES = (
     "İstanbul büyük bir şehir",
     "ılık bir gün",
@@ -164,9 +180,12 @@ def generated_files() -> dict[str, bytes]:
         lines = [_code_line(rng) for _ in range(rng.randint(30, 70))]
         if i % 4 == 0:
             lines[rng.randrange(len(lines))] = rng.choice(UNICODE_LINES)
+        if i % 6 == 1:
+            lines[rng.randrange(len(lines))] = rng.choice(CLASSES_LINES)
         files[f"gen/mod_{i:02d}.{exts[i % len(exts)]}"] = ("\n".join(lines) + "\n").encode()
     files["gen/unicode.txt"] = ("\n".join(UNICODE_LINES) + "\n").encode()
     files["gen/turkish.txt"] = ("\n".join(TURKISH_LINES) + "\n").encode()
+    files["gen/classes.txt"] = ("\n".join(CLASSES_LINES) + "\n").encode()
     crlf = [_code_line(rng) for _ in range(20)] + ["ends with a CR only\rand goes on", "été\tand tabs", "last"]
     files["gen/windows.txt"] = ("\r\n".join(crlf) + "\r\n").encode()
     files["gen/bom.py"] = BOM + ("# bom first line\nimport os\nbom_value = os.sep  # é\n").encode()
@@ -177,12 +196,12 @@ def generated_files() -> dict[str, bytes]:
 
 
 def fixture_files() -> dict[str, bytes]:
-    """The copied fixture workspace, ZWJs and variation selectors left out (see above)."""
+    """The copied fixture workspace."""
     out = {}
     for p in sorted(FIXTURE.rglob("*")):
         if p.is_file():
             text = p.read_bytes().decode("utf-8")
-            out[p.relative_to(FIXTURE).as_posix()] = text.translate({ord(c): None for c in LEFT_OUT}).encode()
+            out[p.relative_to(FIXTURE).as_posix()] = text.encode()
     return out
 
 
@@ -386,6 +405,20 @@ EDGES = [Case("edge", p, mode, case, whole) for p, mode, case, whole in (
     ("\\bмир\\b", "regex", False, False), ("ПРИВЕТ", "exact", False, False), ("\\W+", "regex", True, True),
     ("\\t", "regex", True, False), ("\\t$", "regex", True, False), ("\t= ", "exact", True, False),
     ("€\\d+|\\d+€", "regex", True, True), ("x·2", "exact", True, True),
+    # \w \s \b and -w beside the characters Python and rg class differently
+    ("power\\b", "regex", True, False), ("power\\w", "regex", True, False), ("power", "exact", True, True),
+    ("\\bhalf", "regex", True, False), ("half\\W", "regex", True, False), ("\\w+x$", "regex", True, False),
+    ("x", "exact", True, True), ("caf\\w+", "regex", True, False), ("cafe", "exact", True, True),
+    ("\\w\u0301", "regex", True, False), ("f", "exact", True, True), ("o\\W", "regex", True, False),
+    ("lpha", "exact", True, True), ("\\blpha", "regex", True, False), ("\\w+lpha", "regex", False, False),
+    ("a\\wb", "regex", True, False), ("a\\Wb", "regex", True, False), ("\\bb\\b", "regex", True, False),
+    ("fields\\sone", "regex", True, False), ("fields\\Sone", "regex", True, False),
+    ("\\S+\\sthree", "regex", True, False), ("'\\W+'", "regex", True, False), ("👨", "exact", True, True),
+    ("☕\\w", "regex", True, False), ("नमस", "exact", True, True), ("\\w+ =", "regex", True, True),
+    ("\\B²", "regex", True, False), ("\\b²", "regex", True, False), ("[\\w²]+", "regex", True, False),
+    ("[^\\w\\s]+", "regex", True, False), ("k", "exact", False, True), ("5k", "exact", False, False),
+    ("STRASSE|ſtr", "regex", False, False), ("µs", "exact", False, False), ("ΜS", "exact", "smart", False),
+    ("long_s = 's", "exact", False, False),
 )]
 
 
@@ -484,14 +517,15 @@ def test_the_tree_and_the_patterns_cover_the_brief(tree: Tree, rg_answers: dict[
     assert {c.whole_word for c in PATTERNS} == {True, False}
     assert {c.mode for c in PATTERNS} == {"exact", "regex"}
     for rel in ("gen/bom.py", "gen/windows.txt", "gen/turkish.txt", "gen/unicode.txt", "app/unicode.py",
-                "gen/no_final_newline.txt", "gen/tabs.go"):
+                "gen/classes.txt", "gen/no_final_newline.txt", "gen/tabs.go"):
         assert rel in tree.files, rel
     assert "ignored_dir/secret.py" not in tree.files  # the comparison is on the indexed files only
     text = "".join(tree.lines[f][n] for f in tree.files for n in range(len(tree.lines[f])))
     for needle in ("é", "ß", "Σ", "σ", "ς", "İ", "日本", "🚀", "\t", "\r", "\u00a0"):
         assert needle in text, needle
-    assert not any(c in text for c in LEFT_OUT)
-    assert not any(unicodedata.category(c) in ("Mn", "Mc", "No") for c in text)
+    for needle in ("\u200d", "\ufe0f", "\u0301", "²", "㊀", "Ⓐ", "‿", "\x1c", "\u212a", "ſ", "µ"):
+        assert needle in text, repr(needle)
+    assert {unicodedata.category(c) for c in text} >= {"Mn", "Mc", "No", "So", "Pc", "Cf"}
     matched = sum(bool(found) for found in rg_answers.values())
     assert matched >= 0.75 * len(PATTERNS), f"only {matched} of {len(PATTERNS)} patterns match anything"
     assert sum(len(found) > 1 and len({p for p, _ in found}) > 1 for found in rg_answers.values()) >= 60
