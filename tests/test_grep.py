@@ -114,7 +114,8 @@ def test_no_literal_scans_and_a_time_limit_gives_a_marked_partial_answer(ws: Wor
 
 
 def test_bad_patterns_are_refused_clearly(ws: Workspace):
-    for pattern, words in (("a(", "position 1"), ("", "empty"), ("a\nb", "line break")):
+    for pattern, words in (("a(", "position 1"), ("", "empty"), ("a\nb", "line break"),
+                           ("[[:alpha:]]+", "POSIX classes such as [:alpha:]")):
         with pytest.raises(FieldError) as err:
             ws.grep(GrepRequest(pattern))
         assert words in str(err.value), (pattern, str(err.value))

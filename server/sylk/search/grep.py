@@ -142,9 +142,7 @@ def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list
     (``str.find``), or where a search of the whole text finds the next match, and that
     line is verified alone: a match of the whole text may cross a line break (``\\s``,
     ``[^x]``), one of the line never does, as with rg."""
-    if pattern.rg_classes and not rg_classes.python_agrees(text):
-        yield from _rg_classed_lines(pattern, text)
-        return
+    as_rg = pattern.rg_classes and not rg_classes.python_agrees(text)
     needle = pattern.needle
     if needle:
         hay = fold(text) if pattern.needle_folded else text
@@ -152,9 +150,13 @@ def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list
             found = hay.count(needle)
             if not found:
                 return
-            if found <= NEEDLE_SHARE * (text.count("\n") + 1):
+            # (every line holding a match holds the needle, whichever reading of \w verifies it)
+            if as_rg or found <= NEEDLE_SHARE * (text.count("\n") + 1):
                 yield from _candidate_lines(pattern, text, lambda pos: hay.find(needle, pos))
                 return
+    if as_rg:
+        yield from _rg_classed_lines(pattern, text)
+        return
     search = pattern.text_regex.search
 
     def next_match(pos: int) -> int:

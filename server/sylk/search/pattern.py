@@ -41,6 +41,8 @@ _LEADING_FLAGS = re.compile(r"(?:\(\?[aiLmsux]+\))*")
 _LEADING_FLAGS_VERBOSE = re.compile(r"(?:\(\?[aiLmsux]+\)|[ \t\n\r\v\f]+|#[^\n]*\n?)*")
 # a pattern whose assertions may read past a line's edge is checked on every line
 _EVERY_LINE = re.compile(r"^", re.MULTILINE)
+# rg's [[:alpha:]]: Python reads a set of "[:alph" and then "]" (with a FutureWarning)
+_POSIX_CLASS = re.compile(r"(?<!\\)\[(?:[^\]\\]|\\.)*?(\[:\^?[a-z]+:\])")
 
 
 class PatternError(FieldError):
@@ -109,6 +111,10 @@ def compile_pattern(text: str, *, mode: str = "regex", case: bool | str = "smart
     if not text:
         raise PatternError("the pattern is empty")
     source = re.escape(text) if mode == "exact" else text
+    posix = _POSIX_CLASS.search(source) if mode == "regex" else None
+    if posix:
+        raise PatternError(f"POSIX classes such as {posix.group(1)} are not supported: write a class "
+                           "instead ([a-zA-Z] for [:alpha:], \\d for [:digit:], \\s for [:space:])")
     parsed = _checked(_parser.parse, source, 0)
     if any(_is_line_break(op, av) for op, av in _walk(parsed)):
         raise PatternError("the pattern holds a line break (\\n), and a search cannot match a line "
