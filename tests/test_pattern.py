@@ -339,14 +339,14 @@ def check_superset(source: str, text: str, mode: str) -> None:
 
 def engine_lines(pattern, text: str) -> list[int]:
     """The lines search.grep finds, read needle by needle and by the regex alike."""
-    kept = grep.NEEDLE_SHARE
+    kept = grep.NEEDLE_SHARE, grep.NEEDLE_FEW
     try:
         answers = []
-        for share in (0.0, 1.0):
-            grep.NEEDLE_SHARE = share
+        for share, few in ((0.0, 0), (1.0, 64)):
+            grep.NEEDLE_SHARE, grep.NEEDLE_FEW = share, few
             answers.append([n for n, _line, _spans in grep.matching_lines(pattern, text)])
     finally:
-        grep.NEEDLE_SHARE = kept
+        grep.NEEDLE_SHARE, grep.NEEDLE_FEW = kept
     assert answers[0] == answers[1]
     return answers[0]
 

@@ -134,6 +134,7 @@ def _message(stopped: bool, partial: bool, scanned: bool, req: GrepRequest) -> s
 # A file whose needle (Pattern.needle) is on at most this share of its lines is read
 # needle by needle; in others the regex finds the lines (one C call for the file).
 NEEDLE_SHARE = 0.25
+NEEDLE_FEW = 64  # (this few is read needle by needle without counting the lines)
 
 
 def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
@@ -151,7 +152,7 @@ def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list
             if not found:
                 return
             # (every line holding a match holds the needle, whichever reading of \w verifies it)
-            if as_rg or found <= NEEDLE_SHARE * (text.count("\n") + 1):
+            if as_rg or found <= NEEDLE_FEW or found <= NEEDLE_SHARE * (text.count("\n") + 1):
                 yield from _candidate_lines(pattern, text, lambda pos: hay.find(needle, pos))
                 return
     if as_rg:

@@ -67,12 +67,13 @@ def _escape(cp: int) -> str:
     return f"\\U{cp:08x}" if cp > 0xFFFF else f"\\u{cp:04x}"
 
 
-_SEPARATORS = re.compile("[\x1c-\x1f]")
+_SEPARATORS = tuple(map(chr, _PYTHON_ONLY_SPACES))
 
 
 def python_agrees(text: str) -> bool:
-    """Whether Python reads ``\\w`` and ``\\s`` as rg does everywhere in ``text``."""
-    return text.isascii() and not _SEPARATORS.search(text)
+    """Whether Python reads ``\\w`` and ``\\s`` as rg does everywhere in ``text``
+    (four ``in`` scans run at memory speed; a regex search of the text would not)."""
+    return text.isascii() and not any(c in text for c in _SEPARATORS)
 
 
 _CLASS_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\[wWsSbB]")
