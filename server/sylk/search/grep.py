@@ -153,7 +153,7 @@ def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list
                 return
             # (every line holding a match holds the needle, whichever reading of \w verifies it)
             if as_rg or found <= NEEDLE_FEW or found <= NEEDLE_SHARE * (text.count("\n") + 1):
-                yield from _candidate_lines(pattern, text, lambda pos: hay.find(needle, pos))
+                yield from _candidate_lines(pattern, text, lambda pos: hay.find(needle, pos), not as_rg)
                 return
     if as_rg:
         yield from _rg_classed_lines(pattern, text)
@@ -163,7 +163,7 @@ def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list
     def next_match(pos: int) -> int:
         m = search(text, pos)
         return m.start() if m is not None else -1
-    yield from _candidate_lines(pattern, text, next_match)
+    yield from _candidate_lines(pattern, text, next_match, True)
 
 
 def _rg_classed_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
@@ -185,10 +185,10 @@ def _rg_classed_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, l
             yield n, lines[n], spans
 
 
-def _candidate_lines(pattern: Pattern, text: str,
-                     next_at: Callable[[int], int]) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
+def _candidate_lines(pattern: Pattern, text: str, next_at: Callable[[int], int],
+                     as_python: bool) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
     """``matching_lines`` of the lines where ``next_at(pos)`` (-1: none) says a match may
-    start, at or after ``pos``."""
+    start, at or after ``pos``; ``as_python``: Python reads the text as rg does."""
     pos = line_start = line_no = 0
     end = len(text)
     while pos <= end:
@@ -203,7 +203,7 @@ def _candidate_lines(pattern: Pattern, text: str,
         stop = text.find("\n", first)
         stop = end if stop < 0 else stop
         line = text[first:stop]
-        spans = pattern.line_matches(line)
+        spans = pattern.line_matches(line, as_python)
         if spans is not None:
             yield line_no, line, spans
         pos = stop + 1

@@ -89,10 +89,12 @@ class Pattern:
         the pattern holds none of them."""
         return _unicode_regex(self.line_regex.pattern, self.line_regex.flags) if self.rg_classes else None
 
-    def line_matches(self, line: str) -> list[tuple[int, int]] | None:
+    def line_matches(self, line: str, as_python: bool = False) -> list[tuple[int, int]] | None:
         """None when the line does not match; else the (start, end) str offsets of every
-        non-empty match (re.finditer), [] when only empty matches."""
-        regex = self.line_regex if not self.rg_classes or rg_classes.python_agrees(line) else self.unicode_regex
+        non-empty match (re.finditer), [] when only empty matches. ``as_python``: the
+        caller knows Python reads the line as rg does (its file does: ``python_agrees``)."""
+        as_python = as_python or not self.rg_classes or rg_classes.python_agrees(line)
+        regex = self.line_regex if as_python else self.unicode_regex
         assert regex is not None
         matches = list(regex.finditer(line))
         return [m.span() for m in matches if m.end() > m.start()] if matches else None
