@@ -40,6 +40,7 @@ from .steps import (
     open_workspace,
     update_git,
 )
+from .text import rg_classes
 from .watch import ChangeQueue, Watcher
 
 log = logging.getLogger("sylk")
@@ -169,6 +170,7 @@ class WorkspaceService:
         if self.engine is not None and not self.cancel.is_set():
             self.start_watching()
             self.engine.references.warm()  # (the first Find References then answers at once)
+            rg_classes.warm()  # (half a second, once a process: the first regex search does not wait)
             self.embed_soon(announce=True)
         return report
 

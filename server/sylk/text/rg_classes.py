@@ -127,6 +127,12 @@ def rewritten(source: str) -> str | None:
     return "".join(out) if changed else None
 
 
+def warm() -> None:
+    """Build the tables now (a long-running server, after its first index run, so that
+    no search waits for them)."""
+    differing()
+
+
 @functools.cache
 def differing() -> re.Pattern[str]:
     """A character Python's and rg's ``\\w`` or ``\\s`` class differently."""
