@@ -83,15 +83,19 @@ class LineSearch:
         files.sort(key=lambda f: f.path)
         files = _filtered(files, req)
         max_size = self._max_file_size()
+        holds = grep.needle_test(pattern)
+        root = str(self.root)
 
         def read(rel: str) -> str | None:
             text = buffers.get(rel)
             if text is not None:
                 return text
             try:
-                return source_files.read_text(self.root / rel, max_size)
+                raw = source_files.read_bytes(Path(root, rel), max_size)
             except source_files.SkipFile:
                 return None
+            # (a file without the needle has no line to match: not decoded, read as empty)
+            return source_files.decoded(raw) if holds is None or holds(raw) else ""
 
         table = self.symbols.table
         return grep.search(req, pattern, files, read, table.enclosing, state, scanned=pattern.grams is None)

@@ -50,7 +50,7 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY
 def load_source(path: Path, max_file_size: int = 1 << 20) -> SourceFile:
     """Read one file for parsing. Raises SkipFile. Opens non-blocking and checks
     the file type before reading, so a FIFO swapped in after the scan never hangs."""
-    raw = _read(path, max_file_size)
+    raw = read_bytes(path, max_file_size)
     body = raw[3:] if raw.startswith(_BOM) else raw
     try:
         text = body.decode("utf-8")
@@ -63,11 +63,15 @@ def load_source(path: Path, max_file_size: int = 1 << 20) -> SourceFile:
 def read_text(path: Path, max_file_size: int = 1 << 20) -> str:
     """``load_source(path).text`` without the hash and the bytes: a file's text as it was
     indexed (no BOM, invalid UTF-8 as U+FFFD), for a search that reads many. Raises SkipFile."""
-    raw = _read(path, max_file_size)
+    return decoded(read_bytes(path, max_file_size))
+
+
+def decoded(raw: bytes) -> str:
+    """``read_text`` of a file's bytes (``read_bytes``)."""
     return (raw[3:] if raw.startswith(_BOM) else raw).decode("utf-8", "replace")
 
 
-def _read(path: Path, max_file_size: int) -> bytes:
+def read_bytes(path: Path, max_file_size: int) -> bytes:
     """The bytes of a regular, not binary file of at most ``max_file_size`` bytes; SkipFile."""
     try:
         fd = os.open(path, _OPEN_FLAGS)

@@ -137,6 +137,21 @@ NEEDLE_SHARE = 0.25
 NEEDLE_FEW = 64  # (this few is read needle by needle without counting the lines)
 
 
+def needle_test(pattern: Pattern) -> Callable[[bytes], bool] | None:
+    """A test of a file's bytes (UTF-8, as on disk) that is false only when the file cannot
+    hold the pattern's needle, so it need not be decoded; None when there is none. A
+    file's needle is in its decoded text only if its bytes are in the file: the needle
+    holds no U+FFFD, the one character decoding makes of invalid bytes. A folded needle
+    is looked for in the bytes lower-cased when they are ASCII (else the file is read)."""
+    needle = pattern.needle
+    if not needle or "\ufffd" in needle:
+        return None
+    wanted = needle.encode("utf-8", "surrogatepass")
+    if not pattern.needle_folded:
+        return lambda raw: wanted in raw
+    return lambda raw: not raw.isascii() or wanted in raw.lower()
+
+
 def matching_lines(pattern: Pattern, text: str) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
     """(0-based line number, line, match spans) of each line of ``text`` that ``pattern``
     matches, in order. The next candidate line is where the pattern's needle is next
