@@ -14,15 +14,14 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import pathspec
-
 from ..ingest import source_files
 from ..ingest.file_types import file_type
 from ..ingest.grams import path_key
 from ..languages import language_for_path
 from ..search import grep
-from ..search.grep import GrepFile, GrepRequest, GrepResult
+from ..search.grep import GrepFile, GrepResult
 from ..search.pattern import compile_pattern
+from ..search.query import GrepRequest, path_matcher
 from ..search.results import IndexState
 from ..store.stores import Stores
 from .symbol_index import SymbolIndex
@@ -120,7 +119,7 @@ def _filtered(files: list[GrepFile], req: GrepRequest) -> list[GrepFile]:
         files = [x for x in files if x.language in f.languages]
     if f.types:
         files = [x for x in files if x.type in f.types]
-    if f.paths:
-        spec = pathspec.GitIgnoreSpec.from_lines(f.paths)
-        files = [x for x in files if spec.match_file(x.path)]
+    matches = path_matcher(f.paths)
+    if matches is not None:
+        files = [x for x in files if matches(x.path)]
     return files

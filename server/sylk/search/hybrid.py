@@ -12,14 +12,13 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
 import attrs
 import numpy as np
-import pathspec
 
 from ..ingest.chunks import CONTAINER_KINDS
 from ..model import doc_id, is_virtual
@@ -30,7 +29,7 @@ from ..text.positions import utf16_len
 from ..text.query_terms import IDENTIFIER, QueryTerms, analyze
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
-from .query import Filters, SearchRequest
+from .query import Filters, SearchRequest, path_matcher
 from .relocate import Relocator
 from .results import Explanation, Hit, IndexState, SearchResult
 from .roles import roles_of
@@ -108,7 +107,7 @@ class HybridSearch:
     def _search_chunks(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
         t0 = time.perf_counter()
         pool = max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR)
-        paths = pathspec.GitIgnoreSpec.from_lines(req.filters.paths) if req.filters.paths else None
+        paths = path_matcher(req.filters.paths)
         records: dict[int, ChunkRecord] = {}
         git = self.manifest.git_lookup() if req.filters.needs_git else None
         tagged = self.manifest.tag_lookup() if req.filters.tags else None
@@ -126,7 +125,7 @@ class HybridSearch:
             records.update(self.manifest.chunks_by_id([h.id for h in hits]))
             for h in hits:
                 rec = records.get(h.id)
-                if rec is not None and (paths is None or paths.match_file(rec.path)) and \
+                if rec is not None and (paths is None or paths(rec.path)) and \
                         (not req.filters.roles or _has_role(rec, req.filters.roles)) and \
                         (git is None or _git_ok(rec, req.filters, git)) and \
                         (tagged is None or _tags_ok(rec, req.filters, tagged)):
@@ -208,7 +207,7 @@ class HybridSearch:
         assert self.vectors is not None and self.embedder is not None
         return self.vectors.search(self.embedder.embed_query(query), k)
 
-    def _semantic(self, req: SearchRequest, pool: int, paths: pathspec.PathSpec | None,
+    def _semantic(self, req: SearchRequest, pool: int, paths: Callable[[str], bool] | None,
                   records: dict[int, ChunkRecord], git: dict[str, GitFile] | None,
                   tagged: dict[str, tuple[str, ...]] | None, found: list[tuple[int, float]]) -> list[Scored]:
         """The first ``pool`` of ``found`` (the nearest chunks) that pass the filters."""
@@ -289,7 +288,7 @@ def _words_regex(words: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)), re.IGNORECASE)
 
 
-def _passes(rec: ChunkRecord, f: Filters, paths: pathspec.PathSpec | None) -> bool:
+def _passes(rec: ChunkRecord, f: Filters, paths: Callable[[str], bool] | None) -> bool:
     if f.languages and (rec.language or "text") not in f.languages:
         return False
     if f.types and rec.type not in f.types:
@@ -303,7 +302,7 @@ def _passes(rec: ChunkRecord, f: Filters, paths: pathspec.PathSpec | None) -> bo
         return False
     if f.roles and not _has_role(rec, f.roles):
         return False
-    return paths is None or paths.match_file(rec.path)
+    return paths is None or paths(rec.path)
 
 
 def _has_role(rec: ChunkRecord, roles: Sequence[str]) -> bool:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
+import pathspec
 
 from ..config import SearchSettings
 from ..errors import FieldError
@@ -70,6 +71,12 @@ class Filters:
     @property
     def empty(self) -> bool:
         return self == Filters()
+
+
+def path_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
+    """Whether a root-relative path matches one of ``globs`` (gitignore syntax, as every
+    ``paths`` filter reads them); None when there are none."""
+    return pathspec.GitIgnoreSpec.from_lines(globs).match_file if globs else None
 
 
 @attrs.frozen

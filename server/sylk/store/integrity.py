@@ -253,9 +253,9 @@ def _repair_file_documents(stores: Stores, reindex: Reindex) -> list[str]:
     """Index again the files without a document in the trigram index (exact and regex
     search would never read them). Written with the chunks, before the manifest, so none
     is missing but after damage; cheap: a count, then the keys only when it differs."""
+    if stores.lexical.file_count() == stores.manifest.counts()["files"]:
+        return []  # (counts only: the paths are read when they differ)
     files = stores.manifest.file_languages()
-    if stores.lexical.file_count() == len(files):
-        return []
     held = set(stores.lexical.file_keys())
     lacking = sorted(p for p in files if path_key(p) not in held)
     if not lacking:
