@@ -23,7 +23,6 @@ from collections.abc import Sequence
 
 import attrs
 import numpy as np
-from tree_sitter import Node
 
 COMMENT = 1
 STRING = 2
@@ -113,7 +112,8 @@ def extract_many(files: Sequence[tuple[bytes, Marks | None]]) -> list[bytes]:
     sizes = np.array([len(d) for d, _ in files], np.int64)
     file_starts = np.concatenate(([0], np.cumsum(sizes + 1)[:-1]))
     raw = np.frombuffer(data, dtype=np.uint8)
-    starts, ends = _runs(data, raw)
+    high = _high_bytes([d for d, _ in files], file_starts)
+    starts, ends = _runs(data, raw, high)
     if not starts.size:
         return [EMPTY] * len(files)
     newlines = np.flatnonzero(raw == 10)
@@ -121,12 +121,9 @@ def extract_many(files: Sequence[tuple[bytes, Marks | None]]) -> list[bytes]:
     line_starts = np.concatenate(([0], newlines + 1))[line_index]
     file_of = np.searchsorted(file_starts, starts, side="right") - 1
     lines = line_index - np.searchsorted(newlines, file_starts)[file_of]  # (lines before the file's own)
-    if data.isascii():
-        columns = starts - line_starts
-    else:  # UTF-16 units before each byte: a unit per byte that starts a character, two for 4-byte ones
-        units = ((raw & 0xC0) != 0x80).astype(np.int64) + (raw >= 0xF0)
-        before = np.concatenate(([0], np.cumsum(units)))
-        columns = before[starts] - before[line_starts]
+    columns = starts - line_starts
+    if high.size:
+        _utf16_columns(columns, raw, high, starts, line_starts, line_index, newlines)
     flags = Marks.joined([m for _, m in files], file_starts).flags(starts)
     # Words told apart by a hash of their bytes (numpy), not as a Python object each: one
     # sort groups each file's occurrences by word (in file order within one), and the
@@ -180,16 +177,39 @@ _DIGIT = np.zeros(256, bool)
 _DIGIT[list(b"0123456789")] = True
 
 
-def _runs(data: bytes, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end offsets of the identifiers of ``data``."""
+def _high_bytes(each: Sequence[bytes], offsets: np.ndarray) -> np.ndarray:
+    """Where the bytes >= 0x80 of files joined into one text are (the i-th at
+    ``offsets[i]``), ascending: looked for only in the files that have any, so that a batch
+    of ASCII files with one that is not costs no pass over all of its bytes."""
+    found = [np.flatnonzero(np.frombuffer(d, np.uint8) >= 0x80) + at
+             for d, at in zip(each, offsets.tolist(), strict=True) if not d.isascii()]
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
+def _utf16_columns(columns: np.ndarray, raw: np.ndarray, high: np.ndarray, starts: np.ndarray,
+                   line_starts: np.ndarray, line_index: np.ndarray, newlines: np.ndarray) -> None:
+    """Byte ``columns`` made UTF-16 ones, in place, where a line holds bytes >= 0x80
+    (``high``): a continuation byte is no unit of its own, a 4-byte character's lead is two."""
+    on_line = np.zeros(newlines.size + 1, bool)
+    on_line[np.searchsorted(newlines, high)] = True
+    at = np.flatnonzero(on_line[line_index])
+    if not at.size:
+        return
+    lead = raw[high]
+    for where, sign in ((high[(lead & 0xC0) == 0x80], -1), (high[lead >= 0xF0], 1)):
+        if where.size:
+            columns[at] += sign * (np.searchsorted(where, starts[at]) - np.searchsorted(where, line_starts[at]))
+
+
+def _runs(data: bytes, raw: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end offsets of the identifiers of ``data``, whose bytes >= 0x80 are at ``high``."""
     word = np.frombuffer(b"\0" + data.translate(_WORD_TABLE) + b"\0", np.uint8)
     edges = np.flatnonzero(word[1:] != word[:-1])
     starts, ends = edges[0::2], edges[1::2]
-    if not data.isascii():
-        high = np.concatenate(([0], np.cumsum(raw >= 0x80)))
-        mixed = np.flatnonzero(high[ends] > high[starts])
-        if mixed.size:
-            starts, ends = _split_unicode(data, starts, ends, mixed)
+    if high.size:  # (every byte >= 0x80 lies in a run: the runs holding one are split by Unicode's rules)
+        held = np.searchsorted(starts, high, side="right") - 1
+        mixed = held[np.concatenate(([True], held[1:] != held[:-1]))]
+        starts, ends = _split_unicode(data, starts, ends, mixed)
     keep = ~_DIGIT[raw[starts]] if starts.size else np.zeros(0, bool)
     return starts[keep], ends[keep]
 
@@ -250,20 +270,11 @@ def _hash(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 @attrs.define
 class Marks:
     """Byte spans of a file's comments and strings and where its call sites' names start,
-    from its tree (``symbols.extract_marked``). Spans are kept flat (start, end, start,
-    end, ...): one list append per capture, one array made of them."""
+    from its tree (``symbols.extract_marked`` appends to the lists as it walks the
+    captures). Spans are kept flat (start, end, start, end, ...): one array made of them."""
     comments: list[int] | np.ndarray = attrs.field(factory=list)
     strings: list[int] | np.ndarray = attrs.field(factory=list)
     calls: list[int] | np.ndarray = attrs.field(factory=list)
-
-    def add(self, capture: str, nodes: list[Node]) -> None:
-        node = nodes[0]
-        if capture == "call":
-            self.calls.append(node.start_byte)
-        elif capture == "comment":
-            self.comments += (node.start_byte, node.end_byte)
-        elif capture == "string":
-            self.strings += (node.start_byte, node.end_byte)
 
     @classmethod
     def joined(cls, each: Sequence[Marks | None], offsets: np.ndarray) -> Marks:

@@ -130,10 +130,18 @@ def _collect(root: Node, language: str, marks: Marks | None) -> list[_Def]:
     seen: dict[tuple[int, int, int], tuple[int, int]] = {}
     defs: list[_Def] = []
     tags = grammars.file_query(language)[1] if marks is not None else sys.maxsize
+    if marks is not None:  # (the refs captures are most of the matches: no call per capture)
+        call, comments, strings = marks.calls.append, marks.comments.append, marks.strings.append
     for pattern, caps in _cursor(language, marks is not None).matches(root):
-        if pattern >= tags:  # a refs pattern: one capture of one node
-            assert marks is not None
-            marks.add(*caps.popitem())
+        if pattern >= tags:  # a refs pattern: one capture of one node (Marks)
+            capture, nodes = caps.popitem()
+            node = nodes[0]
+            if capture == "call":
+                call(node.start_byte)
+            else:
+                add = comments if capture == "comment" else strings
+                add(node.start_byte)
+                add(node.end_byte)
             continue
         names = caps.get("name")
         if not names:
