@@ -13,6 +13,7 @@ import pytest
 from sylk.config import Settings
 from sylk.engine import symbol_index
 from sylk.engine.workspace import Workspace
+from sylk.search.frozen_symbols import KIND
 from sylk.search.symbol_search import SymbolTable
 from sylk.store.array_file import ArrayFile, ArrayFileError, read_array_file, write_array_file
 from sylk.store.layout import SYMBOLS_FILE
@@ -85,11 +86,11 @@ def test_a_damaged_snapshot_is_rebuilt_and_loses_nothing(workspace: Path, damage
         data = bytearray()
     path.write_bytes(bytes(data))
     with pytest.raises(ArrayFileError):
-        read_array_file(path, "symbols/2")
+        read_array_file(path, KIND)
     reopened = open_ws(workspace, load_symbols=True)
     assert answers(reopened) == before
     reopened.close()
-    read_array_file(path, "symbols/2")  # the writer saved a good one again
+    read_array_file(path, KIND)  # the writer saved a good one again
 
 
 def test_a_buffer_keeps_its_symbols_when_the_snapshot_is_written_again(workspace: Path,
@@ -135,7 +136,7 @@ def test_array_file_round_trip_and_errors(tmp_path: Path):
     for name, a in arrays.items():
         assert back.arrays[name].dtype == a.dtype and np.array_equal(back.arrays[name], a), name
     with pytest.raises(ArrayFileError, match="holds 'test/1'"):
-        read_array_file(path, "symbols/2")
+        read_array_file(path, KIND)
     with pytest.raises(ArrayFileError, match="cannot read"):
         read_array_file(tmp_path / "missing.bin", "test/1")
     assert not list(tmp_path.glob("*.tmp"))

@@ -19,7 +19,7 @@ import threading
 from ..errors import describe
 from ..ingest.symbols import Symbol, decode_symbols
 from ..search.frozen_symbols import FrozenSymbols
-from ..search.symbol_search import SymbolHit, SymbolTable
+from ..search.symbol_search import SymbolFilter, SymbolHit, SymbolTable
 from ..store.array_file import ArrayFileError
 from ..store.layout import SYMBOLS_FILE
 from ..store.stores import Stores
@@ -124,8 +124,8 @@ class SymbolIndex:
         """Whether a search would answer without first loading or rebuilding."""
         return self._table is not None and not self._table.stale
 
-    def search(self, query: str, limit: int) -> list[SymbolHit]:
-        return self.table.search(query, limit)
+    def search(self, query: str, limit: int, only: SymbolFilter | None = None) -> list[SymbolHit]:
+        return self.table.search(query, limit, only)
 
     # kept current by index runs (a buffer's symbols stay) ------------------
     def remove(self, rel: str) -> None:

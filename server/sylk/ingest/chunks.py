@@ -54,6 +54,9 @@ lines overlapping by ``overlap`` lines, numbered ``part`` 1..n (a class summary
 splits the same way over its summary lines). Whole chunks and windows have
 part 0.
 
+A chunk is exported when the definition it holds is (``Symbol.exported``); file
+headers, top-level code, sections, keys and windows hold none and are not.
+
 ``embed_text`` is what the embedding model sees, budgeted for a small model
 (all-MiniLM-L6-v2: 256 tokens, ~4 characters a token for code), most meaningful
 first: the path; the kind, the qualified name and, when an identifier has
@@ -142,6 +145,7 @@ class Chunk:
     embed_text: str  # the budgeted text to embed
     text_hash: str  # blake2b-128 hex of embed_text: the embedding cache key (with the model id)
     part: int = 0  # 0 for a whole chunk; 1..n for the parts of a long body split with overlap
+    exported: bool = False  # the definition it holds is exported (Symbol.exported)
 
 
 def split_lines(text: str) -> list[str]:
@@ -168,6 +172,7 @@ class Cut(NamedTuple):
     text_hash: str
     texts: Sequence[str]  # the chunk's lines (a class: its summary lines), without line ends
     linenos: Sequence[int]  # the line of the file each of ``texts`` comes from
+    exported: bool = False  # the definition it holds is exported (Symbol.exported)
 
 
 class FileCuts(NamedTuple):
@@ -214,7 +219,7 @@ def chunk_file(path: str, language: str | None, text: str, symbols: Sequence[Sym
                                    embed_chars=embed_chars, window_lines=window_lines,
                                    window_overlap=window_overlap)
     return [Chunk(path, language, ftype, c.kind, c.symbol, c.container, c.start_line, c.end_line,
-                  "\n".join(c.texts), c.embed_text, c.text_hash, c.part) for c in cuts]
+                  "\n".join(c.texts), c.embed_text, c.text_hash, c.part, c.exported) for c in cuts]
 
 
 def window_chunk(path: str, language: str | None, type: str, start_line: int, end_line: int, text: str, *,
@@ -254,18 +259,20 @@ class _Builder:
 
     # emitting -------------------------------------------------------------
     def _add(self, kind: str, symbol: str, container: str, start: int, end: int, texts: Sequence[str],
-             linenos: Sequence[int], embed: str, part: int) -> None:
-        self.cuts.append(Cut(kind, symbol, container, start, end, part, embed, text_hash(embed), texts, linenos))
+             linenos: Sequence[int], embed: str, part: int, exported: bool = False) -> None:
+        self.cuts.append(Cut(kind, symbol, container, start, end, part, embed, text_hash(embed), texts, linenos,
+                             exported))
 
     def _emit(self, kind: str, symbol: str, container: str, start: int, end: int, texts: Sequence[str],
-              linenos: Sequence[int], head: list[str], doc: str, skip: int, part_head: list[str] | None = None) -> None:
+              linenos: Sequence[int], head: list[str], doc: str, skip: int, part_head: list[str] | None = None,
+              exported: bool = False) -> None:
         """A chunk of ``texts`` (the line ``linenos[i]`` is ``texts[i]``) covering ``start..end``,
         split into overlapping parts when long. The embedded body of the first part starts at
         ``texts[skip]``; later parts embed ``part_head`` (default ``head``) and their own lines."""
         n, m = len(texts), self.max_lines
         if n <= m:
             embed = _embed_text(head, doc, texts, skip, n, self.budget)
-            self._add(kind, symbol, container, start, end, texts, linenos, embed, 0)
+            self._add(kind, symbol, container, start, end, texts, linenos, embed, 0, exported)
             return
         step = m - self.overlap
         i, part = 0, 0
@@ -277,7 +284,7 @@ class _Builder:
             else:
                 embed = _embed_text(part_head if part_head is not None else head, "", texts, i, j, self.budget)
             self._add(kind, symbol, container, start if i == 0 else linenos[i], end if j == n else linenos[j - 1],
-                      texts[i:j], linenos[i:j], embed, part)
+                      texts[i:j], linenos[i:j], embed, part, exported)
             if j == n:
                 return
             i += step
@@ -429,10 +436,10 @@ class _Builder:
             embed = _embed_text(head, s.doc, texts, skip, len(texts), self.budget)
             self.cuts.append(Cut(s.kind, s.name, s.container, es, el, 0, embed,
                                  text_hash(embed),
-                                 texts, range(es, el + 1)))
+                                 texts, range(es, el + 1), s.exported))
             return
         self._emit(s.kind, s.name, s.container, es, el, texts, range(es, el + 1), head, s.doc, skip,
-                   [self.path, title, sig] if sig else [self.path, title])
+                   [self.path, title, sig] if sig else [self.path, title], s.exported)
 
     def _container(self, s: Symbol, es: int, el: int, members: list[tuple[Symbol, int]],
                    comments: tuple[str, ...]) -> None:
@@ -466,7 +473,7 @@ class _Builder:
             head.append(s.signature)
         skip = self._body_skip(texts, sl - es, len(texts), s.signature, s.doc)
         self._emit(s.kind, s.name, s.container, es, el, texts, linenos, head, s.doc, skip,
-                   [self.path, title, s.signature] if s.signature else [self.path, title])
+                   [self.path, title, s.signature] if s.signature else [self.path, title], s.exported)
 
     def _outside(self, top: list[tuple[int, int]]) -> None:
         """Chunks of the lines outside every top-level chunk: file_header, then top_level runs."""

@@ -17,6 +17,11 @@ Our tags queries (``queries/<language>.scm``) follow one capture convention:
 ``@scope`` (with ``@name``)
     a node that contains definitions and names their container without being a
     symbol itself (Rust ``impl Foo``).
+``@exports`` (alone)
+    a node naming what the module exports without defining it there (JS
+    ``export { a, b }``, ``module.exports = a``); see ``visibility``.
+``@local`` (alone)
+    a region whose definitions stay in the file (a C++ anonymous namespace).
 
 Captures starting with ``_`` only serve predicates (``#eq? @_proto "prototype"``).
 When several patterns match the same definition node with the same name node,
@@ -45,6 +50,7 @@ from ..model import SYMBOL_KINDS
 from ..text.positions import LineIndex
 from . import grammars
 from .occurrences import Marks
+from .visibility import FUNCTION_KINDS, Enclosing, FileVisibility
 
 KINDS = SYMBOL_KINDS  # model.py lists them, with the chunks' own kinds
 # Definitions whose direct function children are methods.
@@ -65,6 +71,8 @@ class Symbol:
     selection: tuple[int, int, int, int]
     signature: str = ""
     doc: str = ""
+    # part of what its module, package or crate offers to other code (visibility.py)
+    exported: bool = False
 
     @property
     def qualified_name(self) -> str:
@@ -124,11 +132,22 @@ class _Def:
     container: str | None
 
 
-def _collect(root: Node, language: str, marks: Marks | None) -> list[_Def]:
+@attrs.define(slots=True)
+class _Found:
+    """What the tags query found in a file: its definitions and scopes, in document
+    order, and the ``@exports`` nodes and ``@local`` regions (visibility.py)."""
+    defs: list[_Def]
+    exports: list[Node]
+    local: list[tuple[int, int]]
+
+
+def _collect(root: Node, language: str, marks: Marks | None) -> _Found:
     # (node start, node end, name start) -> (pattern index, position in defs):
     # when several patterns match the same definition, the earliest pattern wins.
     seen: dict[tuple[int, int, int], tuple[int, int]] = {}
     defs: list[_Def] = []
+    exports: list[Node] = []
+    local: list[tuple[int, int]] = []
     tags = grammars.file_query(language)[1] if marks is not None else sys.maxsize
     if marks is not None:  # (the refs captures are most of the matches: no call per capture)
         call, comments, strings = marks.calls.append, marks.comments.append, marks.strings.append
@@ -145,6 +164,11 @@ def _collect(root: Node, language: str, marks: Marks | None) -> list[_Def]:
             continue
         names = caps.get("name")
         if not names:
+            if "exports" in caps:
+                exports.extend(caps["exports"])
+            elif "local" in caps:
+                region = caps["local"][0]
+                local.append((region.start_byte, region.end_byte))
             continue
         node = kind = None
         for cap, nodes in caps.items():
@@ -173,27 +197,30 @@ def _collect(root: Node, language: str, marks: Marks | None) -> list[_Def]:
             seen[key] = (pattern, prev[1])
             defs[prev[1]] = d
     defs.sort(key=lambda d: (d.start, -d.end))
-    return defs
+    return _Found(defs, exports, local)
 
 
 def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | None = None) -> list[Symbol]:
-    defs = _collect(root, language, marks)
-    if not defs:
+    found = _collect(root, language, marks)
+    if not found.defs:
         return []
     lines = LineIndex(source)
     wrappers = languages.BY_NAME[language].wrappers
+    visibility = FileVisibility(language, root, source, found.exports, found.local)
     out: list[Symbol] = []
-    # stack of (start_byte, end_byte, dotted names down to it, kind) of enclosing
-    # definitions and scopes; one node naming several symbols (Go ``X, Y int``) nests
-    # none of them.
-    stack: list[tuple[int, int, str, str]] = []
-    for d in defs:
+    # the enclosing definitions and scopes; one node naming several symbols (Go
+    # ``X, Y int``) nests none of them.
+    stack: list[Enclosing] = []
+    for d in found.defs:
         start, end = d.start, d.end
-        while stack and (stack[-1][1] <= start or (stack[-1][0] == start and stack[-1][1] == end)):
+        while stack and (stack[-1].end <= start or (stack[-1].start == start and stack[-1].end == end)):
             stack.pop()
+        outer = stack[-1] if stack else None
         name = _node_text(d.name_node).strip()
+        local = outer is not None and (outer.local or outer.kind in FUNCTION_KINDS)
         if not d.kind:
-            stack.append((start, end, f"{stack[-1][2]}.{name}" if stack else name, "impl"))
+            stack.append(Enclosing(start, end, f"{outer.dotted}.{name}" if outer else name, "impl", True, local,
+                                   d.node))
             continue
         kind = d.kind
         if d.container is not None:
@@ -201,11 +228,12 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
             if kind == "function":
                 kind = "method"
         else:
-            container = stack[-1][2] if stack else ""
-            if kind == "function" and stack and stack[-1][3] in CLASS_LIKE:
+            container = outer.dotted if outer else ""
+            if kind == "function" and outer and outer.kind in CLASS_LIKE:
                 kind = "method"
         if not name:
             continue
+        exported = visibility.exported(d.node, d.name_node, name, kind, d.container, outer)
         out.append(Symbol(
             name=name,
             kind=kind,
@@ -214,8 +242,9 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
             selection=_range(d.name_node, lines),
             signature=_signature(d.node, start, end, source),
             doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers),
+            exported=exported,
         ))
-        stack.append((start, end, f"{stack[-1][2]}.{name}" if stack else name, kind))
+        stack.append(Enclosing(start, end, f"{outer.dotted}.{name}" if outer else name, kind, exported, local, d.node))
     return out
 
 
@@ -332,12 +361,13 @@ _intern = sys.intern
 
 
 # A symbol as one row of ``encode_symbols``: name, kind, container, the range's four
-# numbers, the selection's four, signature, doc.
+# numbers, the selection's four, signature, doc, exported (1 or 0).
 ROW_NAME, ROW_KIND, ROW_CONTAINER, ROW_RANGE, ROW_SELECTION, ROW_SIGNATURE, ROW_DOC = 0, 1, 2, 3, 7, 11, 12
+ROW_EXPORTED = 13
 
 
 def symbol_row(s: Symbol) -> list:
-    return [s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc]
+    return [s.name, s.kind, s.container, *s.range, *s.selection, s.signature, s.doc, int(s.exported)]
 
 
 def encode_symbols(symbols: Sequence[Symbol]) -> str:
@@ -355,5 +385,5 @@ def decode_symbols(data: str) -> list[Symbol]:
     workspace (``__init__``, ``method``, a class's name on each of its members): they are
     interned, one string each: 9 MB less for the stdlib's 83k symbols (of 108 MB)."""
     return [Symbol(_intern(r[0]), _intern(r[1]), _intern(r[2]), (r[3], r[4], r[5], r[6]), (r[7], r[8], r[9], r[10]),
-                   r[11], r[12])
+                   r[11], r[12], r[13] == 1)
             for r in symbol_rows(data)]

@@ -5,7 +5,7 @@ thousands of Python objects to be built.
 
 Entries are sorted by name; per entry: its name's position, static rank, file, kind,
 original name and container (positions in lists of distinct strings), range and
-selection, and where its signature and doc start in two UTF-8 blobs (read for a hit
+selection, whether it is exported, and where its signature and doc start in two UTF-8 blobs (read for a hit
 only). Each file carries the manifest's stamp of its row (``Manifest.symbol_stamps``):
 a table opened from a snapshot compares stamps and serves the files that changed since
 from its live layer. A file that changes is hidden here (``hide``), never rewritten.
@@ -25,6 +25,7 @@ import numpy as np
 from ..ingest.symbols import (
     ROW_CONTAINER,
     ROW_DOC,
+    ROW_EXPORTED,
     ROW_KIND,
     ROW_NAME,
     ROW_RANGE,
@@ -49,7 +50,7 @@ from .name_index import (
     word_line,
 )
 
-KIND = "symbols/2"  # the format; a file of another is built again
+KIND = "symbols/3"  # the format; a file of another is built again
 _TEXT = ("utf-8", "surrogatepass")
 # string columns saved as a blob and the starts of its lines
 _STRINGS = ("paths", "stamps", "kinds", "originals", "containers")
@@ -109,6 +110,7 @@ class FrozenSymbols:
         self._key, self._path = _ints(self._e_key, "q"), _ints(self._e_path, "i")
         self._kind, self._orig = _ints(arrays["entry_kind"], "B"), _ints(arrays["entry_original"], "i")
         self._cont = _ints(arrays["entry_container"], "i")
+        self._exported = _ints(arrays["entry_exported"], "B")
         self._ranges = _ints(arrays["entry_ranges"], "i")
         self._sig, self._doc = _ints(arrays["signature_starts"], "q"), _ints(arrays["doc_starts"], "q")
         self._sig_text, self._doc_text = _ints(arrays["signatures"], "B"), _ints(arrays["docs"], "B")
@@ -164,13 +166,14 @@ class FrozenSymbols:
             "entry_container": np.fromiter((cont_id[r[ROW_CONTAINER]] for r in rows), dtype=np.int32, count=n),
             "entry_ranges": np.fromiter(chain.from_iterable([r[ROW_RANGE:ROW_SIGNATURE] for r in rows]),
                                         dtype=np.int32, count=8 * n).reshape(n, 8),
+            "entry_exported": np.fromiter((r[ROW_EXPORTED] for r in rows), dtype=np.uint8, count=n),
         }
         e_name = np.fromiter((position[name] for name in lower), dtype=np.int32, count=n)
         depth = np.fromiter(map(path_rank, paths), dtype=np.int64, count=len(paths))
         kind_rank = np.fromiter((KIND_ORDER.get(k, 99) for k in kinds), dtype=np.int64, count=len(kinds))
         name_length = np.fromiter(map(len, originals), dtype=np.int64, count=len(originals))
         columns["entry_key"] = static_key(kind_rank[columns["entry_kind"]], name_length[columns["entry_original"]],
-                                          depth[columns["entry_path"]]).astype(np.int64)
+                                          depth[columns["entry_path"]], columns["entry_exported"] != 0).astype(np.int64)
         # by name, then in a search's order within a name (rank, path, line, column), so a
         # name with thousands of entries (``main``) stops after the best (``emit``'s cap)
         path_order = np.zeros(len(paths), dtype=np.int64)
@@ -268,7 +271,7 @@ class FrozenSymbols:
         sym = Symbol(self._originals[self._orig[e]], self._kinds[self._kind[e]], self._containers[self._cont[e]],
                      tuple(r[:4]), tuple(r[4:]),  # type: ignore[arg-type]
                      str(self._sig_text[self._sig[e]:self._sig[e + 1]], *_TEXT),
-                     str(self._doc_text[self._doc[e]:self._doc[e + 1]], *_TEXT))
+                     str(self._doc_text[self._doc[e]:self._doc[e + 1]], *_TEXT), self._exported[e] == 1)
         return self._paths[self._path[e]], sym
 
     def named_in(self, name: str, paths: AbstractSet[str]) -> list[tuple[str, Symbol]]:

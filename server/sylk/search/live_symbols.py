@@ -117,7 +117,7 @@ class LiveSymbols:
                 group = groups[lower] = []
                 if not full:
                     self._new.add(lower)
-            group.append((static_key(KIND_ORDER.get(sym.kind, 99), len(sym.name), depth), path, sym))
+            group.append((static_key(KIND_ORDER.get(sym.kind, 99), len(sym.name), depth, sym.exported), path, sym))
             if not full:  # a full rebuild comes next anyway
                 touched.add(lower)
         self._count += len(symbols)

@@ -240,13 +240,21 @@ def path_rank(path: str) -> int:
     return min(path.count("/"), 255) << 8
 
 
-def static_key(kind_rank: int | np.ndarray, name_length: int | np.ndarray, path_part: int | np.ndarray):
-    """Query-independent rank of an entry (lower is better): kind (``KIND_ORDER``, 99 for
-    another), path depth (``path_rank`` of its path), name length. Ints for one entry,
-    numpy arrays for many."""
+# the part of ``static_key`` that puts a private definition after every exported one
+PRIVATE_RANK = 1 << 24
+
+
+def static_key(kind_rank: int | np.ndarray, name_length: int | np.ndarray, path_part: int | np.ndarray,
+               exported: bool | np.ndarray = True):
+    """Query-independent rank of an entry (lower is better): exported before private
+    (``Symbol.exported``), then kind (``KIND_ORDER``, 99 for another), path depth
+    (``path_rank`` of its path), name length. Ints for one entry, numpy arrays for many.
+    Within a tier (and the case of the match) a search orders by this rank, so an
+    exported definition comes before a private one of the same name."""
     if isinstance(name_length, np.ndarray):
-        return (kind_rank << 16) | path_part | np.minimum(name_length, 255)
-    return (kind_rank << 16) | path_part | min(name_length, 255)
+        private = np.where(exported, 0, PRIVATE_RANK)
+        return private | (kind_rank << 16) | path_part | np.minimum(name_length, 255)
+    return (0 if exported else PRIVATE_RANK) | (kind_rank << 16) | path_part | min(name_length, 255)
 
 
 class Lines(Sequence[str]):

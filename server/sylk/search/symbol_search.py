@@ -7,7 +7,8 @@ Matching tiers, best first, the way editor users expect them:
 ``hrp`` finds ``HttpRetryPolicy`` and ``gUBI`` finds ``get_user_by_id`` (camel
 hump: each piece of the query is a prefix of a word of the name, in order).
 Matching is case-insensitive; a case-exact match ranks above a case-folded one
-within its tier. Ties are broken by symbol kind (types before functions before
+within its tier. Ties are broken by whether the definition is exported (exported
+first: ``Symbol.exported``), then symbol kind (types before functions before
 fields), then path depth, then name length and path.
 
 The table keeps each distinct name once with precomputed words and bit masks
@@ -32,11 +33,34 @@ from .live_symbols import LiveSymbols
 from .name_index import TIER_EXACT, TIER_SUBSEQUENCE, NameIndex, Scored, holding
 
 
+# A filtered search asks for this many times the symbols it wants, then more (up to
+# FILTER_MAX) while the filter leaves too few.
+FILTER_FETCH = 4
+FILTER_MAX = 50_000
+
+
 @attrs.frozen(slots=True)
 class SymbolHit:
     path: str
     symbol: Symbol
     tier: int
+
+
+@attrs.frozen
+class SymbolFilter:
+    """Which symbols a search keeps: of one of ``kinds`` (any when empty), exported or
+    not (``exported``; None: either)."""
+
+    kinds: frozenset[str] = frozenset()
+    exported: bool | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.kinds and self.exported is None
+
+    def __call__(self, symbol: Symbol) -> bool:
+        return (not self.kinds or symbol.kind in self.kinds) and \
+            (self.exported is None or symbol.exported == self.exported)
 
 
 class SymbolTable:
@@ -123,7 +147,19 @@ class SymbolTable:
             files = self._file_set = frozenset(self.files())
         return files
 
-    def search(self, query: str, limit: int = 100) -> list[SymbolHit]:
+    def search(self, query: str, limit: int = 100, only: SymbolFilter | None = None) -> list[SymbolHit]:
+        """The best ``limit`` symbols matching ``query``, of those ``only`` keeps."""
+        if only is None or only.empty:
+            return self._search(query, limit)
+        fetch = max(limit * FILTER_FETCH, 100)
+        while True:  # the filter is applied to the ranked list: ask for more until enough pass
+            hits = self._search(query, fetch)
+            kept = [h for h in hits if only(h.symbol)]
+            if len(kept) >= limit or len(hits) < fetch or fetch >= FILTER_MAX:
+                return kept[:limit]
+            fetch = min(fetch * FILTER_FETCH, FILTER_MAX)
+
+    def _search(self, query: str, limit: int) -> list[SymbolHit]:
         query = query.strip()
         indexes = self._indexes()
         if limit <= 0:

@@ -227,7 +227,7 @@ class Stores:
             cid = self._next_chunk_id
             docs.append((cid, c.lexical_doc))
             rows.append(ChunkRecord(cid, rel, c.start_line, c.end_line, language, c.type, c.kind, c.symbol,
-                                   c.container, c.text_hash, c.embed_text))
+                                   c.container, c.text_hash, c.embed_text, c.exported))
         self.lexical.add_chunks(docs)
         if file_doc:
             self.lexical.add_file(file_doc)

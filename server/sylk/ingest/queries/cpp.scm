@@ -254,3 +254,8 @@
       (pointer_declarator declarator: (identifier) @name)
       (array_declarator declarator: (identifier) @name)
     ]) @definition.variable)
+
+; namespace { ... }: what it defines stays in the file (visibility.py)
+(namespace_definition
+  !name
+  body: (declaration_list) @local)

@@ -226,3 +226,32 @@
 ; interface I { new (x: number): I }
 (construct_signature
   "new" @name) @definition.constructor
+
+; --- names the module exports without defining them here (visibility.py) ---------
+
+; export { a, b as c } (not a re-export: export { a } from "./m")
+(export_statement
+  !source
+  (export_clause
+    (export_specifier
+      name: (identifier) @exports)))
+
+; export default a; export = a (TypeScript)
+(export_statement
+  (identifier) @exports)
+
+; module.exports = a / { a, b: c, d() {} }
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    right: [
+      (identifier) @exports
+      (object (shorthand_property_identifier) @exports)
+      (object (pair key: (property_identifier) @exports))
+      (object (pair value: (identifier) @exports))
+      (object (method_definition name: (property_identifier) @exports))
+    ])
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))
