@@ -10,12 +10,18 @@ batch of 256 reached 10 GB on 2000 stdlib functions). So texts are truncated
 to ``max_tokens``, sorted by token length, and cut into batches of at most
 ``batch_size * max_tokens`` padded tokens: no batch pads a short text to a long
 one, and peak RSS stays near 400 MB. Results come back in input order.
+
+A batch the model fails on (onnxruntime out of memory, a pathological text) is
+halved and each half tried again, down to single texts; a text that fails alone is
+left out and reported (``Batch.error``), and the rest goes on.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -29,8 +35,23 @@ CHARS_PER_TOKEN_BOUND = 32
 # many times batch_size sequences (short texts gain nothing from huge batches).
 MAX_BATCH_FACTOR = 4
 PROBE_TEXT = "def probe(): return 1"
+# A test hook, read in Embedder.__init__ and nowhere else: with SYLK_FAULT_EMBED=<text> in
+# the environment, every batch of chunks holding <text> fails as a failing onnxruntime run
+# would, so tests can drive a bad batch through a real server. Never set it otherwise.
+FAULT_ENV = "SYLK_FAULT_EMBED"
+
+log = logging.getLogger("sylk")
 
 ProgressCallback = Callable[[int, int], None]
+FailureCallback = Callable[[str, BaseException], None]
+
+
+class Batch(NamedTuple):
+    """What ``Embedder.iter_embed`` yields: indices into its texts and their vectors, or
+    (``vectors`` None) one text the model failed on even alone, with the error."""
+    indices: np.ndarray
+    vectors: np.ndarray | None
+    error: BaseException | None = None
 
 
 class Encoder(Protocol):
@@ -66,6 +87,7 @@ class Embedder:
         self.source = source
         self.cache_key = f"{model_id}#t{self.max_tokens}"
         self._max_chars = self.max_tokens * CHARS_PER_TOKEN_BOUND
+        self._fault = os.environ.get(FAULT_ENV) or None
         probe = self._run([PROBE_TEXT], query=False)
         if probe.ndim != 2 or probe.shape[0] != 1 or probe.shape[1] == 0:
             raise ValueError(f"the model returned an embedding of shape {probe.shape}")
@@ -105,20 +127,42 @@ class Embedder:
             out.append(order[start:])
         return out
 
-    def iter_embed(self, texts: Sequence[str]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Yield (indices into texts, their vectors) one length-grouped batch at a time."""
+    def iter_embed(self, texts: Sequence[str]) -> Iterator[Batch]:
+        """Yield the vectors one length-grouped batch at a time. A batch the model fails on
+        is halved and each half tried again; a text that fails alone comes as a Batch with
+        its error and no vectors."""
         texts = list(texts)
         if not texts:
             return
         for idx in self.batches(self.token_lengths(texts)):
-            batch = [texts[i][: self._max_chars] for i in idx]
-            yield idx, self._run(batch, query=False)
+            yield from self._halving(idx, texts)
+
+    def _halving(self, idx: np.ndarray, texts: list[str]) -> Iterator[Batch]:
+        batch = [texts[i][: self._max_chars] for i in idx]
+        try:
+            if self._fault is not None and any(self._fault in t for t in batch):
+                raise RuntimeError(f"injected failure ({FAULT_ENV})")
+            vectors = self._run(batch, query=False)
+        except Exception as exc:  # onnxruntime's errors, MemoryError, ...
+            if len(idx) == 1:
+                yield Batch(idx, None, exc)
+                return
+            log.debug("the model failed on a batch of %d texts (%s); trying halves", len(idx), exc)
+            half = len(idx) // 2
+            yield from self._halving(idx[:half], texts)
+            yield from self._halving(idx[half:], texts)
+            return
+        yield Batch(idx, vectors)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """float32 (len(texts), dim), L2-normalised rows, in the order of ``texts``."""
+        """float32 (len(texts), dim), L2-normalised rows, in the order of ``texts``. Raises
+        the model's error when it fails on a text even alone."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for idx, vectors in self.iter_embed(texts):
-            out[idx] = vectors
+        for batch in self.iter_embed(texts):
+            if batch.vectors is None:
+                assert batch.error is not None
+                raise batch.error
+            out[batch.indices] = batch.vectors
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -133,6 +177,7 @@ def embed_cached(
     progress: ProgressCallback | None = None,
     *,
     flush_every: int = 256,
+    failed: FailureCallback | None = None,
 ) -> dict[str, np.ndarray]:
     """Vectors for every hash; only the cache misses are embedded.
 
@@ -140,6 +185,8 @@ def embed_cached(
     ``flush_every`` vectors (an interrupted run keeps what it finished), and
     reported as ``progress(done, total)`` over the misses, starting at
     ``(0, total)``. A callback may raise to cancel; what was flushed stays cached.
+    A text the model fails on (even alone) is left out of the result and passed to
+    ``failed`` (its hash, the error); it counts as done.
     """
     hashes = list(texts_by_hash)
     found = cache.get_many(embedder.cache_key, hashes) if cache is not None else {}
@@ -150,11 +197,17 @@ def embed_cached(
     pending: dict[str, np.ndarray] = {}
     done = 0
     try:
-        for idx, vectors in embedder.iter_embed([texts_by_hash[h] for h in misses]):
-            for i, vector in zip(idx, vectors, strict=True):
-                found[misses[i]] = vector
-                pending[misses[i]] = vector
-            done += len(idx)
+        for batch in embedder.iter_embed([texts_by_hash[h] for h in misses]):
+            if batch.vectors is None:
+                assert batch.error is not None
+                for i in batch.indices:
+                    if failed is not None:
+                        failed(misses[i], batch.error)
+            else:
+                for i, vector in zip(batch.indices, batch.vectors, strict=True):
+                    found[misses[i]] = vector
+                    pending[misses[i]] = vector
+            done += len(batch.indices)
             if cache is not None and len(pending) >= flush_every:
                 cache.put_many(embedder.cache_key, pending)
                 pending = {}

@@ -2,10 +2,19 @@
 queue of chunks to embed (files opened or saved in the editor first, then the most
 recently modified files). One pass at a time; vectors are saved before the manifest
 marks their chunks embedded, so a crash loses at most the work since the last save.
+
+A chunk the model fails on even alone (embed.embedder halves a failing batch down to
+single texts) is marked failed in the manifest (EMBED_FAILED): not pending, so no pass
+tries it again and the pass goes on; the index status counts it. Each load of the model
+(a server start, ``sylk index``, an embedding settings change) makes such chunks pending
+again, so they get one more try per run: a failure that came from a passing shortage
+(memory) heals, a pathological text costs one failed batch per run. A chunk whose text
+changes is a new chunk, and a new model re-embeds everything anyway.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -17,8 +26,13 @@ from ..embed.embedder import Embedder, embed_cached
 from ..embed.loading import load_embedder
 from ..store import integrity
 from ..store.embedding_cache import EmbeddingCache
+from ..store.manifest import PendingChunk
 from ..store.stores import Stores
 from ..store.vectors import VectorIndex
+
+log = logging.getLogger("sylk")
+
+FAILURES_LOGGED = 10  # chunks the model failed on named in the log per pass; the rest counted
 
 
 class _Cancelled(Exception):
@@ -69,6 +83,9 @@ class EmbedQueue:
                 note = vectors.rebuilt_reason
             if self.stores.writable:  # a reader changes nothing: the writer reconciles
                 self._reconcile(vectors)
+                retried = self.stores.manifest.retry_embed_failed()  # one more try per load
+                if retried:
+                    log.info("%d chunks the model failed on before are tried again", retried)
             self.embedder, self.stores.vectors = embedder, vectors
             return note
 
@@ -145,7 +162,7 @@ class EmbedQueue:
         if embedder is None or vectors is None:  # unloaded between the caller's check and the lock
             return 0
         total = self.stores.manifest.chunk_counts()["pending"]
-        done = 0
+        done = failed = 0
         last_save = time.monotonic()
         order: list[int] = []
         pos = 0
@@ -164,21 +181,30 @@ class EmbedQueue:
                     if not rows:
                         continue
                 texts = {r.text_hash: r.embed_text or "" for r in rows}
+                errors: dict[str, BaseException] = {}
                 try:
-                    found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel, pause))
+                    found = embed_cached(embedder, cache, texts, progress=_stop_when(cancel, pause),
+                                         failed=errors.__setitem__)
                 except _Cancelled:
                     break  # what was embedded is in the cache; the chunks stay pending
                 with self.stores.vectors_lock:
                     # chunks re-indexed or deleted while the model ran are gone: no vectors for them
                     rows = self.stores.manifest.pending_rows([r.id for r in rows])
+                    bad = [r for r in rows if r.text_hash not in found]
+                    rows = [r for r in rows if r.text_hash in found]
                     if rows:
                         ids = np.fromiter((r.id for r in rows), dtype=np.int64, count=len(rows))
                         vectors.add(ids, np.stack([found[r.text_hash] for r in rows]))
                         # in FAISS now: marked so the next pending query does not return them again
                         self.stores.manifest.set_embedded(ids.tolist(), True, durable=False)
+                    if bad:  # not pending any more: the pass goes on without them
+                        self.stores.manifest.set_embed_failed([r.id for r in bad])
+                if bad:
+                    self._log_failures(bad, errors, failed)
                 done += len(rows)
+                failed += len(bad)
                 if progress:
-                    progress(done, max(total, done))
+                    progress(done + failed, max(total, done + failed))
                 if time.monotonic() - last_save > save_every_s:
                     vectors.save()
                     self.stores.manifest.commit_embedded()
@@ -186,4 +212,17 @@ class EmbedQueue:
         if vectors.dirty:
             vectors.save()
         self.stores.manifest.commit_embedded()
+        if failed > FAILURES_LOGGED:
+            log.warning("%d chunks could not be embedded in this pass (%d named above); they are left out of "
+                        "semantic search until the next start", failed, FAILURES_LOGGED)
         return done
+
+    def _log_failures(self, bad: Sequence[PendingChunk], errors: dict[str, BaseException], before: int) -> None:
+        """Name the chunks the model failed on (the first FAILURES_LOGGED of the pass)."""
+        named = bad[:max(0, FAILURES_LOGGED - before)]
+        where = self.stores.manifest.chunks_by_id([r.id for r in named])
+        for r in named:
+            c = where.get(r.id)
+            place = f"{c.path}:{c.start_line + 1}-{c.end_line + 1}" if c is not None else f"chunk {r.id}"
+            log.warning("could not embed %s (%s); it is left out of semantic search until the next start",
+                        place, errors.get(r.text_hash, "the model failed on it"))

@@ -56,3 +56,4 @@ class IndexStatus:
     chunks: int
     embedded: int
     pending: int  # chunks not embedded yet
+    embed_failures: int = 0  # chunks the model failed on (left out of semantic search; engine.embedding)
