@@ -81,8 +81,9 @@ async def start_lsp(workspace: Path, cache: Path, spec: str, options: Any = None
 
 
 @asynccontextmanager
-async def mcp_session(workspace: Path, cache: Path) -> AsyncIterator[Any]:
-    """`sylk mcp` for ``workspace``, driven by the MCP SDK's own client over stdio."""
+async def mcp_session(workspace: Path, cache: Path, **client: Any) -> AsyncIterator[Any]:
+    """`sylk mcp` for ``workspace``, driven by the MCP SDK's own client over stdio;
+    ``client``: more arguments of its ClientSession (``list_roots_callback``, ...)."""
     import anyio
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -91,9 +92,48 @@ async def mcp_session(workspace: Path, cache: Path) -> AsyncIterator[Any]:
                                    env=server_env(cache))
     with anyio.fail_after(TIMEOUT):
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as s:
+            async with ClientSession(read, write, **client) as s:
                 await s.initialize()
                 yield s
+
+
+def without_embedding(root: Path) -> Path:
+    """``root`` with a .sylk.toml that turns embedding off (most tests are about words and
+    symbols: the model stays off unless asked for); returns ``root``."""
+    (root / ".sylk.toml").write_text("[embedding]\nenabled = false\n", encoding="utf-8")
+    return root
+
+
+def mcp_indexed(status: dict[str, Any]) -> bool:
+    """An MCP ``get_status`` after the first index run."""
+    return status["state"] in ("ready", "embedding") and status.get("lastRun") is not None
+
+
+async def mcp_call(s: Any, tool: str, **args: Any) -> dict[str, Any]:
+    """A tool's answer as an agent reads it (the JSON text), which must not be an error;
+    its structured content must say the same."""
+    import json
+
+    result = await s.call_tool(tool, args)
+    text = result.content[0].text
+    assert not result.is_error, text
+    data = json.loads(text)
+    assert result.structured_content == data
+    return data
+
+
+async def mcp_call_error(s: Any, tool: str, **args: Any) -> str:
+    """A tool's answer that must be an error: its text."""
+    result = await s.call_tool(tool, args)
+    text = result.content[0].text
+    assert result.is_error, text
+    return text
+
+
+async def mcp_wait_until(s: Any, done: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+    """Poll the MCP ``get_status`` until ``done(status)`` (the server's word, never a
+    sleep-and-hope); fails naming ``what`` after TIMEOUT."""
+    return await eventually(lambda: mcp_call(s, "get_status"), done, what)
 
 
 async def eventually(probe: Callable[[], Awaitable[T]], done: Callable[[T], bool], what: str,

@@ -108,17 +108,17 @@ async def test_call_hierarchy_over_stdio(calls_root: Path, _isolated_index: Path
 
 
 async def test_mcp_get_callers(calls_root: Path, _isolated_index: Path):
-    from test_mcp import call, call_error, indexed, session, wait_until
+    from conftest import mcp_call, mcp_call_error, mcp_indexed, mcp_session, mcp_wait_until, without_embedding
 
-    async with session(calls_root, _isolated_index) as s:
-        await wait_until(s, indexed, "the first index run")
-        got = await call(s, "get_callers", name="step")
+    async with mcp_session(without_embedding(calls_root), _isolated_index) as s:
+        await mcp_wait_until(s, mcp_indexed, "the first index run")
+        got = await mcp_call(s, "get_callers", name="step")
         assert got["total"] == 4 and got["calls"] == 5 and got["nextOffset"] is None
         callers = {(c["path"], c["caller"]["name"] if c["caller"] else None):
                    [(k["line"], k["text"]) for k in c["calls"]] for c in got["callers"]}
         assert callers[("jobs/work.py", "run")] == [(7, "total += step(i)")]
         assert callers[("jobs/work.py", None)] == [(14, "step(0)")]
         assert callers[("jobs/other.py", "go")] == [(5, "return step(2)")]
-        page = await call(s, "get_callers", name="step", limit=1, offset=1)
+        page = await mcp_call(s, "get_callers", name="step", limit=1, offset=1)
         assert len(page["callers"]) == 1 and page["nextOffset"] == 2
-        assert "name" in await call_error(s, "get_callers", name="step(")
+        assert "name" in await mcp_call_error(s, "get_callers", name="step(")

@@ -303,19 +303,19 @@ def test_cli_grep(grep_root: Path, tmp_path: Path):
 
 
 async def test_mcp_grep(grep_root: Path, _isolated_index: Path):
-    from test_mcp import call, call_error, indexed, session, wait_until
+    from conftest import mcp_call, mcp_call_error, mcp_indexed, mcp_session, mcp_wait_until, without_embedding
 
-    async with session(grep_root, _isolated_index) as s:
-        await wait_until(s, indexed, "the first index run")
-        first = await call(s, "grep", pattern="return", limit=2)
+    async with mcp_session(without_embedding(grep_root), _isolated_index) as s:
+        await mcp_wait_until(s, mcp_indexed, "the first index run")
+        first = await mcp_call(s, "grep", pattern="return", limit=2)
         assert first["totalHits"] == 5 and len(first["hits"]) == 2 and first["nextOffset"] == 2
-        exact = await call(s, "grep", pattern="b->data[b->pos]", exact=True)
+        exact = await mcp_call(s, "grep", pattern="b->data[b->pos]", exact=True)
         assert [(h["path"], h["line"], h["matches"]) for h in exact["hits"]] == [
             ("native/buf.c", 2, [{"start": 12, "end": 27}])]
-        words = await call(s, "grep", pattern="GET", case="insensitive", whole_word=True, kinds=["method"])
+        words = await mcp_call(s, "grep", pattern="GET", case="insensitive", whole_word=True, kinds=["method"])
         assert {(h["path"], h["line"]) for h in words["hits"]} == {("app/users.py", 2), ("app/users.py", 3),
                                                                    ("app/users.py", 6)}
-        assert "pattern" in await call_error(s, "grep", pattern="a(")
+        assert "pattern" in await mcp_call_error(s, "grep", pattern="a(")
 
 
 def test_inline_prefix_and_phrase_on_the_lexical_side(ws: Workspace):

@@ -15,12 +15,12 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import mcp_session, server_env
+from conftest import mcp_call, mcp_call_error, mcp_session, mcp_wait_until, server_env
 from mcp import ClientSession, StdioServerParameters
 
 TIMEOUT = 90.0
 TOOLS = {"search_code", "search_symbol", "find_definition", "find_references", "get_callers", "grep", "get_status",
-         "reindex"}
+         "reindex", "index", "clear_index", "find_similar_code"}
 # Most tests are about symbols and words: the model stays off unless asked for.
 NO_EMBEDDING = "[embedding]\nenabled = false\n"
 
@@ -36,33 +36,6 @@ async def session(workspace: Path, cache: Path, sylk_toml: str | None = NO_EMBED
         (workspace / ".sylk.toml").write_text(sylk_toml, encoding="utf-8")
     async with mcp_session(workspace, cache) as s:
         yield s
-
-
-async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
-    """A tool's answer as the agent reads it (the JSON text), which must not be an error."""
-    result = await s.call_tool(tool, args)
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert not result.is_error, text
-    data = json.loads(text)
-    assert result.structured_content == data
-    return data
-
-
-async def call_error(s: ClientSession, tool: str, **args: Any) -> str:
-    result = await s.call_tool(tool, args)
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert result.is_error, text
-    return text
-
-
-async def wait_until(s: ClientSession, done, what: str) -> dict[str, Any]:
-    """Poll get_status until ``done(status)`` (the server's word, never a sleep-and-hope)."""
-    with anyio.fail_after(TIMEOUT):
-        while True:
-            st = await call(s, "get_status")
-            if done(st):
-                return st
-            await anyio.sleep(0.05)
 
 
 def indexed(st: dict[str, Any]) -> bool:
@@ -87,14 +60,14 @@ async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
         props = code.input_schema["properties"]
         assert code.input_schema["required"] == ["query"]
         assert props["mode"]["enum"] == ["hybrid", "lexical", "semantic"] and props["mode"]["default"] == "hybrid"
-        assert {"languages", "types", "paths", "kinds", "limit", "offset"} <= set(props)
+        assert {"languages", "types", "paths", "kinds", "packages", "exported", "min_score", "limit", "offset"} <= set(props)
         assert all(t in props["types"]["description"] for t in ("source_code", "markdown", "config"))
         assert props["limit"]["minimum"] == 1 and props["offset"]["minimum"] == 0
         # the descriptions tell an agent the modes, the pagination and when to use the other tool
         assert all(w in code.description for w in ("lexical", "semantic", "hybrid", "nextOffset", "search_symbol"))
         sym = tools["search_symbol"]
         assert sym.input_schema["required"] == ["query"]
-        assert set(sym.input_schema["properties"]) == {"query", "limit", "offset"}
+        assert set(sym.input_schema["properties"]) == {"query", "limit", "offset", "kind", "exported"}
         assert "nextOffset" in sym.description and "search_code" in sym.description
         assert set(tools["get_status"].input_schema["properties"]) == {"skipped"}
         assert tools["get_status"].input_schema["properties"]["skipped"]["enum"] == ["sample", "all"]
@@ -112,34 +85,34 @@ async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
 
 async def test_search_symbol_fuzzy_and_paged(workspace: Path, _isolated_index: Path):
     async with session(workspace, _isolated_index) as s:
-        st = await wait_until(s, indexed, "the first index run")
+        st = await mcp_wait_until(s, indexed, "the first index run")
         assert st["files"] == 17 and st["symbols"] > 100  # the fixture and .sylk.toml
-        found = await call(s, "search_symbol", query="hrp")
+        found = await mcp_call(s, "search_symbol", query="hrp")
         first = found["symbols"][0]
         assert (first["name"], first["kind"], first["path"]) == ("HttpRetryPolicy", "class", "app/http.py")
         assert first["line"] == line_of(workspace / "app/http.py", "class HttpRetryPolicy")
         assert found["indexing"] is False
 
-        member = await call(s, "search_symbol", query="HttpRetryPolicy.backoff")
+        member = await mcp_call(s, "search_symbol", query="HttpRetryPolicy.backoff")
         assert [(m["container"], m["name"]) for m in member["symbols"]][:1] == [("HttpRetryPolicy", "backoff_delay")]
 
-        page1 = await call(s, "search_symbol", query="e", limit=5)
+        page1 = await mcp_call(s, "search_symbol", query="e", limit=5)
         assert len(page1["symbols"]) == 5 and page1["nextOffset"] == 5
-        page2 = await call(s, "search_symbol", query="e", limit=5, offset=page1["nextOffset"])
+        page2 = await mcp_call(s, "search_symbol", query="e", limit=5, offset=page1["nextOffset"])
         assert page2["offset"] == 5 and len(page2["symbols"]) == 5
         key = lambda h: (h["path"], h["line"], h["name"])  # noqa: E731
         assert not {key(h) for h in page1["symbols"]} & {key(h) for h in page2["symbols"]}
-        both = await call(s, "search_symbol", query="e", limit=10)
+        both = await mcp_call(s, "search_symbol", query="e", limit=10)
         assert [key(h) for h in both["symbols"]] == [key(h) for h in page1["symbols"] + page2["symbols"]]
 
-        none = await call(s, "search_symbol", query="zzqqxxj")
+        none = await mcp_call(s, "search_symbol", query="zzqqxxj")
         assert none["symbols"] == [] and none["nextOffset"] is None
 
 
 async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_index: Path):
     async with session(workspace, _isolated_index) as s:
-        await wait_until(s, indexed, "the first index run")
-        found = await call(s, "search_code", query="get_user_by_id", mode="lexical")
+        await mcp_wait_until(s, indexed, "the first index run")
+        found = await mcp_call(s, "search_code", query="get_user_by_id", mode="lexical")
         top = found["hits"][0]
         assert (top["path"], top["symbol"], top["kind"], top["language"]) == (
             "app/repository.py", "get_user_by_id", "method", "python")
@@ -150,24 +123,24 @@ async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_
         assert "semantic" not in found  # lexical mode says nothing about embeddings
 
         # filters as arguments and inline, the same as sylk/search
-        go = await call(s, "search_code", query="distance point", mode="lexical", languages=["go"])
+        go = await mcp_call(s, "search_code", query="distance point", mode="lexical", languages=["go"])
         assert go["hits"] and {h["language"] for h in go["hits"]} == {"go"}
-        app = await call(s, "search_code", query="user", mode="lexical", paths=["app/**"])
+        app = await mcp_call(s, "search_code", query="user", mode="lexical", paths=["app/**"])
         assert app["hits"] and all(h["path"].startswith("app/") for h in app["hits"])
-        inline = await call(s, "search_code", query="lang:python kind:function email", mode="lexical")
+        inline = await mcp_call(s, "search_code", query="lang:python kind:function email", mode="lexical")
         assert inline["hits"] and {(h["language"], h["kind"]) for h in inline["hits"]} == {("python", "function")}
-        docs = await call(s, "search_code", query="service", mode="lexical", types=["markdown"])
+        docs = await mcp_call(s, "search_code", query="service", mode="lexical", types=["markdown"])
         assert docs["hits"] and {h["type"] for h in docs["hits"]} == {"markdown"}
-        expanded = await call(s, "search_code", query="getUserById", mode="lexical", expand=True)
+        expanded = await mcp_call(s, "search_code", query="getUserById", mode="lexical", expand=True)
         assert expanded["expandedTerms"][:4] == ["get", "user", "by", "id"]
         assert expanded["hits"][0]["path"] == "app/repository.py"
-        untagged = await call(s, "search_code", query="user", mode="lexical", tags=["backend"])
+        untagged = await mcp_call(s, "search_code", query="user", mode="lexical", tags=["backend"])
         assert untagged["hits"] == []  # nothing carries that tag
-        nogit = await call(s, "search_code", query="user", mode="lexical", authors=["Ann"])
+        nogit = await mcp_call(s, "search_code", query="user", mode="lexical", authors=["Ann"])
         assert nogit["hits"] == [] and "no git metadata" in nogit["message"]
 
         # offset pages do not overlap and walk the whole list
-        first = await call(s, "search_code", query="return", mode="lexical", limit=3)
+        first = await mcp_call(s, "search_code", query="return", mode="lexical", limit=3)
         total = first["totalHits"]
         assert total > 6 and first["nextOffset"] == 3
         seen: list[tuple] = []
@@ -178,22 +151,22 @@ async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_
             if page["nextOffset"] is None:
                 break
             offset = page["nextOffset"]
-            page = await call(s, "search_code", query="return", mode="lexical", limit=3, offset=offset)
+            page = await mcp_call(s, "search_code", query="return", mode="lexical", limit=3, offset=offset)
         assert len(seen) == len(set(seen)) == total
-        past = await call(s, "search_code", query="return", mode="lexical", limit=3, offset=total)
+        past = await mcp_call(s, "search_code", query="return", mode="lexical", limit=3, offset=total)
         assert past["hits"] == [] and past["nextOffset"] is None
         # with a filter Tantivy does not apply (roles, tags, authors, dates, paths) the total
         # and nextOffset count what passed it: no nextOffset before an empty page
-        role = await call(s, "search_code", query="user", mode="lexical", roles=["repository"], limit=50)
+        role = await mcp_call(s, "search_code", query="user", mode="lexical", roles=["repository"], limit=50)
         assert role["hits"] and role["totalHits"] == len(role["hits"]) and role["nextOffset"] is None
-        last = await call(s, "search_code", query="user", mode="lexical", roles=["repository"], limit=1,
+        last = await mcp_call(s, "search_code", query="user", mode="lexical", roles=["repository"], limit=1,
                           offset=role["totalHits"] - 1)
         assert len(last["hits"]) == 1 and last["nextOffset"] is None
         assert untagged["totalHits"] == 0 and untagged["nextOffset"] is None
         assert nogit["totalHits"] == 0 and nogit["nextOffset"] is None
 
         # embedding is off here: semantic asks say so instead of failing
-        hybrid = await call(s, "search_code", query="get_user_by_id")
+        hybrid = await mcp_call(s, "search_code", query="get_user_by_id")
         assert hybrid["hits"][0]["path"] == "app/repository.py"
         assert hybrid["semantic"]["state"] == "off" and hybrid["semantic"]["complete"] is False
         assert "lexical only" in hybrid["semantic"]["note"]
@@ -201,31 +174,31 @@ async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_
 
 async def test_bad_arguments_name_the_field(workspace: Path, _isolated_index: Path):
     async with session(workspace, _isolated_index) as s:
-        assert "mode" in await call_error(s, "search_code", query="retry", mode="fast")
-        assert "limit" in await call_error(s, "search_code", query="retry", limit=0)
-        assert "offset" in await call_error(s, "search_code", query="retry", offset=-1)
-        assert "types" in await call_error(s, "search_code", query="retry", types=["no such type!"])
-        assert "query" in await call_error(s, "search_code", mode="lexical")
+        assert "mode" in await mcp_call_error(s, "search_code", query="retry", mode="fast")
+        assert "limit" in await mcp_call_error(s, "search_code", query="retry", limit=0)
+        assert "offset" in await mcp_call_error(s, "search_code", query="retry", offset=-1)
+        assert "types" in await mcp_call_error(s, "search_code", query="retry", types=["no such type!"])
+        assert "query" in await mcp_call_error(s, "search_code", mode="lexical")
         # checks of the shared request parser (the same as sylk/search), worded for the tool
-        inline = await call_error(s, "search_code", query="minlines:many retry")
+        inline = await mcp_call_error(s, "search_code", query="minlines:many retry")
         assert "query" in inline and "minlines" in inline and "expected a number" in inline
-        empty = await call_error(s, "search_code", query=" lang:python ")
+        empty = await mcp_call_error(s, "search_code", query=" lang:python ")
         assert "query" in empty and "no words" in empty
-        role = await call_error(s, "search_code", query="role:wizard retry")
+        role = await mcp_call_error(s, "search_code", query="role:wizard retry")
         assert "role" in role and "unknown role" in role
         # an unknown language, type or kind is an error listing the allowed ones, not 0 hits
-        lang = await call_error(s, "search_code", query="retry", languages=["golang"])
+        lang = await mcp_call_error(s, "search_code", query="retry", languages=["golang"])
         assert "invalid argument languages" in lang and "'golang'" in lang and "python" in lang
-        typ = await call_error(s, "search_code", query="retry", types=["go"])
+        typ = await mcp_call_error(s, "search_code", query="retry", types=["go"])
         assert "invalid argument types" in typ and "source_code" in typ
-        kind = await call_error(s, "search_code", query="retry", kinds=["func"])
+        kind = await mcp_call_error(s, "search_code", query="retry", kinds=["func"])
         assert "invalid argument kinds" in kind and "function" in kind
-        inline_kind = await call_error(s, "search_code", query="kind:func retry")
+        inline_kind = await mcp_call_error(s, "search_code", query="kind:func retry")
         assert "invalid argument query" in inline_kind and "kind" in inline_kind and "function" in inline_kind
-        assert "limit" in await call_error(s, "search_symbol", query="hrp", limit=1000)
-        assert "query" in await call_error(s, "search_symbol")
+        assert "limit" in await mcp_call_error(s, "search_symbol", query="hrp", limit=1000)
+        assert "query" in await mcp_call_error(s, "search_symbol")
         # the server is still serving after all that
-        assert (await call(s, "get_status"))["root"] == str(workspace)
+        assert (await mcp_call(s, "get_status"))["root"] == str(workspace)
 
 
 @pytest.mark.semantic
@@ -234,18 +207,18 @@ async def test_semantic_search_after_background_embedding(workspace: Path, _isol
     embedded, a question sharing no word with the code finds it by meaning (the real
     packaged model)."""
     async with session(workspace, _isolated_index, sylk_toml=None) as s:
-        st = await wait_until(s, embedded, "every chunk embedded")
+        st = await mcp_wait_until(s, embedded, "every chunk embedded")
         assert st["embedded"] == st["chunks"] > 50
         assert st["embedding"]["model"].startswith("sentence-transformers/all-MiniLM-L6-v2")
         assert st["embedding"]["lastRun"]["chunks"] == st["chunks"]
-        found = await call(s, "search_code", query="how far apart are two locations on a plane", mode="semantic",
+        found = await mcp_call(s, "search_code", query="how far apart are two locations on a plane", mode="semantic",
                            limit=3)
         top = found["hits"][0]
         assert (top["symbol"], top["path"]) == ("Distance", "services/geo/point.go")
         assert top["semanticRank"] == 1 and top["lexicalRank"] is None
         assert found["semantic"] == {"state": "ready", "embeddedChunks": st["chunks"], "totalChunks": st["chunks"],
                                      "complete": True}
-        hybrid = await call(s, "search_code", query="wait longer after each failed attempt")
+        hybrid = await mcp_call(s, "search_code", query="wait longer after each failed attempt")
         top3 = [(h["path"], h["symbol"]) for h in hybrid["hits"][:3]]
         assert ("app/http.py", "backoff_delay") in top3 or ("app/http.py", "HttpRetryPolicy") in top3, top3
 
@@ -253,39 +226,39 @@ async def test_semantic_search_after_background_embedding(workspace: Path, _isol
 async def test_reindex_makes_a_new_file_findable(workspace: Path, _isolated_index: Path):
     # no file watcher here: the new file gets in through reindex alone
     async with session(workspace, _isolated_index, sylk_toml="watch = false\n" + NO_EMBEDDING) as s:
-        st = await wait_until(s, indexed, "the first index run")
+        st = await mcp_wait_until(s, indexed, "the first index run")
         assert st["watch"]["active"] is False
-        assert (await call(s, "search_symbol", query="QuarterlyLedgerReconciler"))["symbols"] == []
+        assert (await mcp_call(s, "search_symbol", query="QuarterlyLedgerReconciler"))["symbols"] == []
         (workspace / "app" / "ledger.py").write_text(
             '"""Ledger."""\n\n\nclass QuarterlyLedgerReconciler:\n'
             '    def reconcile_quarter(self, entries):\n        return sum(entries)\n', encoding="utf-8")
-        done = await call(s, "reindex")
+        done = await mcp_call(s, "reindex")
         assert done["indexed"] == "done"
         assert (done["changes"]["added"], done["changes"]["changed"], done["changes"]["deleted"]) == (1, 0, 0)
         assert done["embedding"].startswith("off")
-        sym = (await call(s, "search_symbol", query="QLR"))["symbols"][0]
+        sym = (await mcp_call(s, "search_symbol", query="QLR"))["symbols"][0]
         assert (sym["name"], sym["path"], sym["line"]) == ("QuarterlyLedgerReconciler", "app/ledger.py", 4)
-        hit = (await call(s, "search_code", query="reconcile_quarter", mode="lexical"))["hits"][0]
+        hit = (await mcp_call(s, "search_code", query="reconcile_quarter", mode="lexical"))["hits"][0]
         assert (hit["path"], hit["symbol"]) == ("app/ledger.py", "reconcile_quarter")
-        st = await call(s, "get_status")
+        st = await mcp_call(s, "get_status")
         assert st["files"] == 18 and st["lastRun"]["added"] == 1
 
         (workspace / "app" / "ledger.py").unlink()
-        later = await call(s, "reindex", wait=False)
+        later = await mcp_call(s, "reindex", wait=False)
         assert later["indexed"] == "running in the background"
-        st = await wait_until(s, lambda st: indexed(st) and st["lastRun"]["deleted"] == 1, "the deletion")
+        st = await mcp_wait_until(s, lambda st: indexed(st) and st["lastRun"]["deleted"] == 1, "the deletion")
         assert st["files"] == 17
-        assert (await call(s, "search_symbol", query="QuarterlyLedgerReconciler"))["symbols"] == []
+        assert (await mcp_call(s, "search_symbol", query="QuarterlyLedgerReconciler"))["symbols"] == []
 
 
 async def test_changes_on_disk_are_followed(workspace: Path, _isolated_index: Path):
     async with session(workspace, _isolated_index) as s:
-        await wait_until(s, lambda st: indexed(st) and st["watch"]["active"], "the watcher")
+        await mcp_wait_until(s, lambda st: indexed(st) and st["watch"]["active"], "the watcher")
         (workspace / "web" / "src" / "invoice.ts").write_text(
             "export function renderInvoiceTotals(lines: number[]): string {\n"
             "  return lines.join(', ');\n}\n", encoding="utf-8")
         with anyio.fail_after(TIMEOUT):
-            while not (found := await call(s, "search_symbol", query="renderInvoiceTotals"))["symbols"]:
+            while not (found := await mcp_call(s, "search_symbol", query="renderInvoiceTotals"))["symbols"]:
                 await anyio.sleep(0.05)
         assert found["symbols"][0]["path"] == "web/src/invoice.ts"
 
@@ -294,23 +267,23 @@ async def test_a_second_server_reads_and_cannot_reindex(workspace: Path, _isolat
     """One writer per index: a second `sylk mcp` on the same workspace answers from the
     index the first keeps, and says why it cannot reindex."""
     async with session(workspace, _isolated_index) as first:
-        await wait_until(first, indexed, "the first index run")
+        await mcp_wait_until(first, indexed, "the first index run")
         async with session(workspace, _isolated_index) as second:
-            st = await wait_until(second, lambda st: st["state"] not in ("opening", "indexing"), "the index open")
+            st = await mcp_wait_until(second, lambda st: st["state"] not in ("opening", "indexing"), "the index open")
             assert st["state"] == "ready" and st["readOnly"] is True and "another Sylk process" in st["readOnlyReason"]
-            assert (await call(second, "search_symbol", query="hrp"))["symbols"][0]["name"] == "HttpRetryPolicy"
-            err = await call_error(second, "reindex")
+            assert (await mcp_call(second, "search_symbol", query="hrp"))["symbols"][0]["name"] == "HttpRetryPolicy"
+            err = await mcp_call_error(second, "reindex")
             assert "cannot reindex" in err and "another Sylk process" in err
             # what the writer indexes later, the reader finds
             (workspace / "app" / "audit.py").write_text("def record_audit_trail(event):\n    return event\n",
                                                         encoding="utf-8")
-            assert (await call(first, "reindex"))["indexed"] == "done"
+            assert (await mcp_call(first, "reindex"))["indexed"] == "done"
             # the reader follows the writer's runs on a thread of its own (as the language server does)
             with anyio.fail_after(TIMEOUT):
-                while not (found := await call(second, "search_symbol", query="record_audit_trail"))["symbols"]:
+                while not (found := await mcp_call(second, "search_symbol", query="record_audit_trail"))["symbols"]:
                     await anyio.sleep(0.05)
             assert [(h["name"], h["path"]) for h in found["symbols"]] == [("record_audit_trail", "app/audit.py")]
-            hit = (await call(second, "search_code", query="record_audit_trail", mode="lexical"))["hits"][0]
+            hit = (await mcp_call(second, "search_code", query="record_audit_trail", mode="lexical"))["hits"][0]
             assert hit["path"] == "app/audit.py"
 
 
@@ -385,12 +358,12 @@ async def test_status_counts_skipped_files_with_examples_and_all_on_request(bina
     """issue 13 #11: the same ``skipped`` as sylk/status: counts by reason, the first 20
     files of each, every file with ``skipped="all"``."""
     async with session(binaries, _isolated_index) as s:
-        st = await wait_until(s, indexed, "the index run")
+        st = await mcp_wait_until(s, indexed, "the index run")
         assert st["skipped"]["total"] == 301 and st["skipped"]["complete"] is False
         binary, large = st["skipped"]["byReason"]
         assert (binary["reason"], binary["count"], len(binary["files"])) == ("binary", 300, 20)
         assert large == {"reason": "too-large", "count": 1, "files": ["big.py"]}
-        full = await call(s, "get_status", skipped="all")
+        full = await mcp_call(s, "get_status", skipped="all")
         assert full["skipped"]["complete"] is True and len(full["skipped"]["byReason"][0]["files"]) == 300
-        bad = await call_error(s, "get_status", skipped="every")
+        bad = await mcp_call_error(s, "get_status", skipped="every")
         assert "skipped" in bad

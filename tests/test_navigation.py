@@ -192,22 +192,22 @@ def test_nearness_orders_same_file_imports_folder_language():
 
 
 async def test_mcp_find_definition_ranks_from_the_file_that_uses_the_name(nav: Path, _isolated_index: Path):
-    from test_mcp import call, call_error, indexed, session, wait_until
+    from conftest import mcp_call, mcp_call_error, mcp_indexed, mcp_session, mcp_wait_until, without_embedding
 
-    async with session(nav, _isolated_index) as s:
-        await wait_until(s, indexed, "the first index run")
-        near = await call(s, "find_definition", name="area_of", path="app/main.py")
+    async with mcp_session(without_embedding(nav), _isolated_index) as s:
+        await mcp_wait_until(s, mcp_indexed, "the first index run")
+        near = await mcp_call(s, "find_definition", name="area_of", path="app/main.py")
         assert [(d["path"], d["line"], d["near"]) for d in near["definitions"]] == [
             ("shapes/geometry.py", 1, "imported"), ("other/decoy.py", 1, "same_language")]
         # without a file: both, by the symbol table's order; a qualifier picks the container
-        assert {d["path"] for d in (await call(s, "find_definition", name="area_of"))["definitions"]} == {
+        assert {d["path"] for d in (await mcp_call(s, "find_definition", name="area_of"))["definitions"]} == {
             "shapes/geometry.py", "other/decoy.py"}
-        billing = await call(s, "find_definition", name="Billing.total")
+        billing = await mcp_call(s, "find_definition", name="Billing.total")
         assert billing["definitions"][0]["container"] == "Billing"
-        assert (await call(s, "find_definition", name="no_such_name_here"))["definitions"] == []
-        assert "name" in await call_error(s, "find_definition", name="Billing.")
+        assert (await mcp_call(s, "find_definition", name="no_such_name_here"))["definitions"] == []
+        assert "name" in await mcp_call_error(s, "find_definition", name="Billing.")
         # a path outside the workspace reads nothing: no ranking from it, no error
-        outside = await call(s, "find_definition", name="area_of", path="../../etc/passwd")
+        outside = await mcp_call(s, "find_definition", name="area_of", path="../../etc/passwd")
         assert len(outside["definitions"]) == 2
 
 

@@ -325,18 +325,18 @@ def test_cli_refs(refs_root: Path):
 
 
 async def test_mcp_find_references(refs_root: Path, _isolated_index: Path):
-    from test_mcp import call, call_error, indexed, session, wait_until
+    from conftest import mcp_call, mcp_call_error, mcp_indexed, mcp_session, mcp_wait_until, without_embedding
 
-    async with session(refs_root, _isolated_index) as s:
-        await wait_until(s, indexed, "the first index run")
-        first = await call(s, "find_references", name="get", limit=3)
+    async with mcp_session(without_embedding(refs_root), _isolated_index) as s:
+        await mcp_wait_until(s, mcp_indexed, "the first index run")
+        first = await mcp_call(s, "find_references", name="get", limit=3)
         assert first["total"] > 3 and len(first["references"]) == 3 and first["nextOffset"] == 3
-        rest = await call(s, "find_references", name="get", limit=100, offset=3)
+        rest = await mcp_call(s, "find_references", name="get", limit=100, offset=3)
         assert len(rest["references"]) == first["total"] - 3 and rest["nextOffset"] is None
-        ruby = await call(s, "find_references", name="get", path="rb/**", code_only=True)
+        ruby = await mcp_call(s, "find_references", name="get", path="rb/**", code_only=True)
         assert [(r["line"], r["symbol"], r["call"]) for r in ruby["references"]] == [
             (2, "Box.get", False), (6, "", True)]
-        assert "name" in await call_error(s, "find_references", name="x y")
+        assert "name" in await mcp_call_error(s, "find_references", name="x y")
 
 
 def test_a_damaged_row_costs_only_its_file(ws: Workspace, refs_root: Path, tmp_path: Path, caplog):

@@ -22,10 +22,9 @@ from lsprotocol import types
 from .. import config, wire
 from ..engine.indexer import IndexReport, Progress
 from ..engine.status import SKIPPED_EXAMPLES
-from ..engine.workspace import Workspace
 from ..jobs import Jobs
-from ..service import WorkspaceService
-from ..steps import INDEXING, Reporter, Severity, progress_text
+from ..service import ServedFolder, WorkspaceService
+from ..steps import INDEXING, Severity, progress_text
 from .convert import path_to_uri, uri_to_rel
 
 PROGRESS_INTERVAL_S = 0.2
@@ -53,7 +52,7 @@ class Host(Protocol):
     def end_progress(self, token: str | None, message: str) -> None: ...
 
 
-class Folder(Reporter):
+class Folder(ServedFolder):
     reindex_hint = "'Sylk: Reindex Workspace'"
 
     def __init__(self, host: Host, root: Path, settings: config.Settings, uri: str | None = None) -> None:
@@ -62,22 +61,6 @@ class Folder(Reporter):
         self.uri = uri or path_to_uri(root, "").rstrip("/")
         self.service = WorkspaceService(root, settings, self, jobs=host.jobs, first_paths=self.open_paths)
         self._reported: dict[str, float] = {}  # token -> when it was last reported (throttled)
-
-    @property
-    def root(self) -> Path:
-        return self.service.root
-
-    @property
-    def name(self) -> str:
-        return self.service.name
-
-    @property
-    def settings(self) -> config.Settings:
-        return self.service.settings
-
-    @property
-    def engine(self) -> Workspace | None:
-        return self.service.engine
 
     @property
     def indexing(self) -> bool:

@@ -15,7 +15,7 @@ from ..errors import IndexClosed
 from ..search import agent
 from ..errors import FieldError
 from ..search.grep import GrepResult
-from ..search.merge import MergedResult, merge_line_results, merge_results
+from ..search.merge import MergedResult, folder_request, merge_line_results, merge_results
 from ..search.query import GrepRequest, QueryError, SearchRequest, line_request_from_params, request_from_params, \
     wants_lines
 from ..search.results import IndexState, SearchResult
@@ -37,19 +37,6 @@ def _documents(engine: Workspace) -> DocumentInfo:
         doc = documents.get(engine, id_)
         return doc.summary() if doc else None
     return info
-
-
-def add_agent_fields(out: dict[str, Any], req: SearchRequest, result: SearchResult, semantic_ready: bool) -> None:
-    """The agent options of a request (expand, groupBy, followUps, summary) on a wire result."""
-    if req.expand:
-        out["expandedTerms"] = list(req.extra_terms)
-    if req.group_by:
-        out["groups"] = [wire.group_to_wire(g) for g in agent.group(result.hits, req.group_by)]
-    if req.follow_ups:
-        out["followUps"] = [wire.follow_up_to_wire(f) for f in agent.follow_ups(
-            result.query, req.mode, result.facets, result.total_hits, semantic_ready, req.expand)]
-    if req.summary:
-        out["summary"] = wire.summary_to_wire(agent.summary(result.hits, result.total_hits))
 
 
 def related_files_of(engines: list[tuple[Folder, Workspace]], merged: MergedResult) -> list[dict[str, Any]]:
@@ -102,7 +89,7 @@ async def run_lines(ls: SylkServer, raw: Any) -> dict[str, Any]:
         return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], empty,
                                                   message="the index is still opening"))
     loop = asyncio.get_running_loop()
-    each = req if len(engines) == 1 else attrs.evolve(req, offset=0, limit=req.offset + (req.limit or 0))
+    each = folder_request(req, len(engines))
     try:
         answers = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, _grep_open, engine, each)
                                          for _f, engine in engines))
@@ -135,8 +122,7 @@ def setup(server: SylkServer) -> None:
         loop = asyncio.get_running_loop()
         if req.follow_ups and not req.facets:  # refinements are read from the facets
             req = attrs.evolve(req, facets=True)
-        # several folders: each one's first offset+limit hits, merged by score, then the page
-        each = req if len(engines) == 1 else attrs.evolve(req, offset=0, limit=req.offset + req.limit)
+        each = folder_request(req, len(engines))  # several: merged by score, then the page
         answers = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, _search_open, engine, each)
                                          for _f, engine in engines))
         engines = [e for e, r in zip(engines, answers, strict=True) if r is not None]
@@ -153,7 +139,7 @@ def setup(server: SylkServer) -> None:
                                           for h, i in zip(result.hits, merged.folders, strict=True)])
         if req.related_files:
             out["relatedFiles"] = await loop.run_in_executor(ls.thread_pool, related_files_of, engines, merged)
-        add_agent_fields(out, req, result, semantic_ready=any(e.semantic_ready for _f, e in engines))
+        out.update(shared.agent_json(req, result, semantic_ready=any(e.semantic_ready for _f, e in engines)))
         return out
 
     # pygls resolves the annotations of custom handlers at run time: keep them to builtins

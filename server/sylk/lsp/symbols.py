@@ -15,6 +15,7 @@ from pygls.uris import to_fs_path
 
 from ..errors import IndexClosed
 from ..ingest.symbols import extract_for_path
+from ..search.merge import merge_symbols
 from ..search.symbol_search import SymbolHit
 from . import convert
 from .handlers import feature
@@ -54,7 +55,8 @@ def setup(server: SylkServer) -> None:
             return []  # still opening the index: nothing yet, never an error
         limit = ls.settings.symbols.limit
         loop = asyncio.get_running_loop()
-        ranked: list[tuple[int, int, Path, SymbolHit]] = []
+        roots: list[Path] = []
+        parts: list[list[SymbolHit]] = []
         for folder, engine in engines:
             try:
                 if engine.symbols_ready:  # milliseconds: answer on the loop
@@ -63,10 +65,9 @@ def setup(server: SylkServer) -> None:
                     hits = await loop.run_in_executor(ls.thread_pool, engine.search_symbols, params.query, limit)
             except IndexClosed:  # cleared or rebuilt on the way: nothing from it yet
                 continue
-            ranked.extend((h.tier, i, folder.root, h) for i, h in enumerate(hits))
-        if len(engines) > 1:  # several folders: the better tier first, then each folder's own order
-            ranked.sort(key=lambda t: (t[0], t[1]))
-        return [convert.symbol_information(root, h) for _t, _i, root, h in ranked[:limit]]
+            roots.append(folder.root)
+            parts.append(hits)
+        return [convert.symbol_information(roots[f], h) for f, h in merge_symbols(parts)[:limit]]
 
     @feature(server, "symbols", types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, thread=True)
     def document_symbol(ls: SylkServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:

@@ -1,5 +1,6 @@
-"""The MCP tools' JSON: status, index runs, and how complete the semantic side of a
-search is. Hits and symbols are the shapes shared with the CLI (sylk/wire.py)."""
+"""The MCP tools' JSON: status, index runs, similar code, a file's symbols, pages, and
+how complete the semantic side of a search is. Hits and symbols are the shapes shared
+with the CLI (sylk/wire.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,43 @@ from typing import Any
 from .. import wire
 from ..engine.indexer import IndexReport
 from ..engine.status import SKIPPED_EXAMPLES
+from ..ingest.symbols import Symbol
 from ..search.results import IndexState
+from ..search.symbol_search import SymbolHit
 from ..service import WorkspaceService
+from ..store.manifest import ChunkRecord
 
 
 def iso(t: float | None) -> str | None:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(t)) if t else None
+
+
+def next_offset(offset: int, shown: int, more: bool) -> int | None:
+    """A page's ``nextOffset``: where the next page starts, None when there is none."""
+    return offset + shown if more and shown else None
+
+
+def chunk_json(c: ChunkRecord, score: float | None = None, lines: Sequence[str] = ()) -> dict[str, Any]:
+    """A chunk (``find_similar_code``): 1-based lines, its symbol, and the first
+    ``SNIPPET_LINES`` of ``lines`` (the file's) as its snippet; ``score``: the cosine
+    similarity to the code asked about."""
+    out: dict[str, Any] = {"path": c.path, "language": c.language, "type": c.type, "kind": c.kind,
+                           "symbol": c.symbol, "containerName": c.container,
+                           "startLine": c.start_line + 1, "endLine": c.end_line + 1}
+    if score is not None:
+        out["score"] = round(score, 6)
+    out["snippet"] = "\n".join(lines[c.start_line:min(c.end_line + 1, c.start_line + SNIPPET_LINES)])
+    return out
+
+
+SNIPPET_LINES = 3
+
+
+def file_symbols_json(path: str, language: str | None, symbols: Sequence[Symbol]) -> dict[str, Any]:
+    """An indexed file's symbols (the ``sylk://symbols/<path>`` resource), in file order,
+    each as ``search_symbol`` shows one."""
+    return {"path": path, "language": language,
+            "symbols": [wire.symbol_json(SymbolHit(path, s, 0)) for s in symbols]}
 
 
 def report_json(r: IndexReport) -> dict[str, Any]:
@@ -53,6 +85,7 @@ def status_json(ws: WorkspaceService, state: str, notes: Sequence[str],
     out.update({
         "files": st["files"], "symbols": st["symbols"],
         "chunks": st["chunks"], "embedded": st["embedded"], "pending": st["pending"],
+        "embedFailures": st["embedFailures"],
         "languages": st["languages"],
         "lastIndexed": iso(st["lastIndexed"]),
         "indexDir": st["indexDir"], "indexBytes": st["indexBytes"],
@@ -77,4 +110,26 @@ def status_json(ws: WorkspaceService, state: str, notes: Sequence[str],
                                               else {})}
     if notes:
         out["notes"] = list(notes)
+    return out
+
+
+# a status's state over several folders: the first of these any folder is in
+STATES = ("opening", "indexing", "embedding", "unavailable", "ready")
+
+
+def workspace_status_json(per: Sequence[dict[str, Any]], source: str | None, notes: Sequence[str]) -> dict[str, Any]:
+    """``get_status`` (and ``sylk://status``) over the folders served (``per``: each one's
+    ``status_json``, in order): the first folder's status at the top level (the common
+    one-folder case), every folder's under ``folders`` when there are several, where
+    they come from (``roots``: the client's or the command line's), and ``notes``."""
+    if not per:
+        return {"state": "opening", "roots": {"from": source, "folders": []}, **({"notes": list(notes)} if notes
+                                                                                 else {})}
+    out = dict(per[0])
+    if len(per) > 1:
+        out["state"] = next(s for s in STATES if any(p["state"] == s for p in per) or s == "ready")
+        out["folders"] = list(per)
+    out["roots"] = {"from": source, "folders": [p["root"] for p in per]}
+    if notes:
+        out["notes"] = [*out.get("notes", []), *notes]
     return out

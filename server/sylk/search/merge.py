@@ -1,15 +1,30 @@
-"""The results of several workspace folders as one (the language server serves each
-folder from its own index)."""
+"""The results of several workspace folders as one (the language server and the MCP
+server serve each folder from its own index): what each folder is asked, and how the
+answers are merged. The front ends decide the threads."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
 
 import attrs
 
 from .grep import GrepResult
+from .query import GrepRequest, SearchRequest
 from .results import Hit, IndexState, SearchResult
+from .symbol_search import SymbolHit
+
+Request = TypeVar("Request", SearchRequest, GrepRequest)
+
+
+def folder_request(req: Request, folders: int) -> Request:
+    """The request each of ``folders`` folders answers: the request itself for one folder;
+    for several, each folder's first offset+limit hits (merged, then paged). ``req``: a
+    SearchRequest or a GrepRequest (whose limit None asks for every line)."""
+    if folders <= 1:
+        return req
+    return attrs.evolve(req, offset=0, limit=None if req.limit is None else req.offset + req.limit)
 
 
 @attrs.frozen
@@ -71,3 +86,12 @@ def _index(parts: Sequence[SearchResult | GrepResult]) -> IndexState:
 
 def _messages(parts: Sequence[SearchResult | GrepResult]) -> str | None:
     return "; ".join(sorted({p.message for p in parts if p.message})) or None
+
+
+def merge_symbols(parts: Sequence[Sequence[SymbolHit]]) -> list[tuple[int, SymbolHit]]:
+    """Symbol hits of several folders (each best first) as one list of (folder index, hit):
+    the better matching tier first, then each folder's own order (one folder: its order)."""
+    ranked = [(h.tier, i, f, h) for f, hits in enumerate(parts) for i, h in enumerate(hits)]
+    if len(parts) > 1:
+        ranked.sort(key=lambda t: (t[0], t[1]))
+    return [(f, h) for _t, _i, f, h in ranked]

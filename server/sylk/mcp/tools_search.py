@@ -1,0 +1,352 @@
+"""The search tools: ``search_code`` (hybrid, lexical or semantic search over code chunks,
+with the agent options of ``sylk/search``), ``search_symbol``, ``grep`` and
+``find_similar_code`` (``sylk/similar``: the code nearest by meaning to a place).
+
+Requests are parsed by ``query.request_from_params`` and ``line_request_from_params``
+(the same filters and checks as ``sylk/search``); each open folder answers, and
+search/merge.py merges the answers as the language server does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio
+import attrs
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from .. import wire as shared
+from ..config import camel, snake
+from ..engine.workspace import Workspace
+from ..errors import FieldError, IndexClosed
+from ..search import agent, related
+from ..search.file_lines import file_lines, file_text
+from ..search.grep import GrepResult
+from ..search.merge import MergedLines, MergedResult, folder_request, merge_line_results, merge_results, \
+    merge_symbols
+from ..search.query import MODES, TYPES, GrepRequest, QueryError, SearchRequest, line_request_from_params, \
+    request_from_params
+from ..search.results import SearchResult
+from ..model import SYMBOL_KINDS
+from ..search.roles import ROLES
+from ..search.symbol_search import SymbolFilter, SymbolHit
+from . import wire
+from .docs import FIND_SIMILAR_CODE_DOC, GREP_DOC, SEARCH_CODE_DOC, SEARCH_SYMBOL_DOC
+from .folders import Folder, Folders
+
+MAX_LIMIT = 100  # results per page: an agent's context is the scarce thing
+MAX_SYMBOL_WINDOW = 2000  # offset + limit of symbol pages
+SIMILAR = 10  # find_similar_code's default number of chunks
+
+ModeName = Literal[MODES]  # type: ignore[valid-type]
+RoleName = Literal[ROLES]  # type: ignore[valid-type]
+SymbolKind = Literal[SYMBOL_KINDS]  # type: ignore[valid-type]
+GroupName = Literal[agent.GROUP_BY]  # type: ignore[valid-type]
+CaseName = Literal["smart", "sensitive", "insensitive"]
+
+# QueryError fields (``sylk/search`` params) whose tool argument is not the field in snake_case
+_ARGUMENT = {"caseSensitive": "case"}
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+Engines = list[tuple[Folder, Workspace]]
+T = TypeVar("T")
+
+
+def argument_error(exc: QueryError, params: Mapping[str, Any]) -> ToolError:
+    """A QueryError about ``params`` (``search_params``) as a tool error naming the argument;
+    a field no argument gave is an inline filter of the query."""
+    name = exc.field.removeprefix("filters.")
+    given = name in params.get("filters", {}) if exc.field.startswith("filters.") else exc.field in params
+    message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
+    if not given:
+        return ToolError(f"invalid argument query: inline filter {exc.field}: {message}")
+    return ToolError(f"invalid argument {_ARGUMENT.get(name) or snake(name)}: {message}")
+
+
+def search_params(query: str, mode: str, limit: int, offset: int, filters: Mapping[str, Any],
+                  options: Mapping[str, Any]) -> dict[str, Any]:
+    """``sylk/search`` params from tool arguments (snake_case, camelCased here): the filters
+    and options given (None or False: left to the default)."""
+    params: dict[str, Any] = {"query": query, "mode": mode, "limit": limit, "offset": offset,
+                              "filters": {camel(k): v for k, v in filters.items() if v or v is False}}
+    params.update({camel(k): v for k, v in options.items() if v is not None and v is not False})
+    return params
+
+
+def _each(engines: Engines, run: Callable[[Workspace], T]) -> tuple[Engines, list[T]]:
+    """Each folder's answer (``run``); the folders whose index closed on the way (cleared)
+    are left out, and none left is a ToolError."""
+    answered: Engines = []
+    results: list[T] = []
+    for folder, engine in engines:
+        try:
+            results.append(run(engine))
+        except IndexClosed:
+            continue
+        answered.append((folder, engine))
+    if not results:
+        raise ToolError("the index is being rebuilt; ask again in a moment")
+    return answered, results
+
+
+def _search(engines: Engines, req: SearchRequest) -> tuple[Engines, MergedResult]:
+    each = folder_request(req, len(engines))
+    answered, results = _each(engines, lambda e: e.search(each))
+    if len(results) == 1:
+        return answered, MergedResult(results[0], (0,) * len(results[0].hits))
+    return answered, merge_results(results, req.offset, req.limit)
+
+
+def _grep(engines: Engines, req: GrepRequest) -> tuple[Engines, MergedLines]:
+    each = folder_request(req, len(engines))
+    answered, results = _each(engines, lambda e: e.grep(each))
+    if len(results) == 1:
+        return answered, MergedLines(results[0], (0,) * len(results[0].hits))
+    return answered, merge_line_results(results, req.offset, req.limit)
+
+
+def _semantic_state(engines: Engines) -> tuple[str, str | None]:
+    """The semantic side over the folders: ready when every one is, else the first other
+    state; and the first folder's reason when it is unavailable."""
+    states = [f.service.semantic_state() for f, _e in engines]
+    state = next((s for s in states if s != "ready"), "ready")
+    return state, next((e.semantic_message for _f, e in engines if e.semantic_message), None)
+
+
+def setup(app: MCPServer, folders: Folders) -> None:
+    settings = folders.command_line_settings  # the defaults the schemas show
+
+    @app.tool(description=SEARCH_CODE_DOC, annotations=READ_ONLY)
+    async def search_code(
+        query: Annotated[str, Field(description="Words, an identifier, or a description of what the code does; "
+                                                "may hold inline filters (lang:go path:src/** kind:function)")],
+        mode: Annotated[ModeName, Field(description="hybrid (default): words and meaning fused; lexical: words "
+                                                    "only; semantic: meaning only")] = settings.search.mode,
+        languages: Annotated[list[str] | None, Field(description="Only these languages, e.g. python, go, "
+                                                                 "typescript, rust, java, markdown")] = None,
+        types: Annotated[list[str] | None, Field(description="Only these document types: "
+                                                             + ", ".join(TYPES)
+                                                             + ", or a virtual document type (note, ...); "
+                                                             "git_commit searches commit messages")] = None,
+        paths: Annotated[list[str] | None, Field(description="Only files matching these gitignore-style globs, "
+                                                             "relative to the workspace root")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only chunks of these kinds: function, method, "
+                                                             "class, struct, interface, heading, ...")] = None,
+        packages: Annotated[list[str] | None, Field(description="Only these packages and the packages below "
+                                                                "them: a Go import path, a Java package, a Python "
+                                                                "module (asyncio holds asyncio.tasks), a "
+                                                                "package.json name, a Rust crate, else a folder")] = None,
+        roles: Annotated[list[RoleName] | None, Field(description="Only code with these roles, told from names "
+                                                                  "and paths (test code, repositories, ...)")] = None,
+        exported: Annotated[bool | None, Field(description="true: only code of exported (public) definitions; "
+                                                           "false: only the rest; unset: both")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits per page")] = min(
+            settings.search.limit, MAX_LIMIT),
+        offset: Annotated[int, Field(ge=0, description="Hits to skip: the nextOffset of the previous "
+                                                       "page")] = 0,
+        context_lines: Annotated[int, Field(ge=0, le=20, description="Lines of context around the best "
+                                                                    "matching line in each snippet")] = 2,
+        tags: Annotated[list[str] | None, Field(description="Only files and documents with one of these user "
+                                                            "tags")] = None,
+        authors: Annotated[list[str] | None, Field(description="Only files whose last commit is by one of these "
+                                                               "authors (git repositories)")] = None,
+        modified_after: Annotated[str | None, Field(description="Only files last committed on or after this "
+                                                                "date, e.g. 2024-05-31 (git)")] = None,
+        modified_before: Annotated[str | None, Field(description="Only files last committed before this "
+                                                                 "date (git)")] = None,
+        expand: Annotated[bool, Field(description="Also search the words inside identifiers and common "
+                                                  "synonyms (delete/remove, fetch/get ...); reported as "
+                                                  "expandedTerms")] = False,
+        fuzzy: Annotated[bool, Field(description="Let the words match with a typo or two (lexical side)")] = False,
+        group_by: Annotated[GroupName | None, Field(description="Also answer groups of the page's hits by this "
+                                                                "key, each with the indexes of its hits")] = None,
+        facets: Annotated[bool, Field(description="Also count all matches by language, type, kind, folder and package "
+                                                  "(facets)")] = False,
+        related_files: Annotated[bool, Field(description="Also list the files the hits' files import "
+                                                         "(relatedFiles)")] = False,
+        follow_ups: Annotated[bool, Field(description="Also suggest refined searches worth trying "
+                                                      "(followUps)")] = False,
+        summary: Annotated[bool, Field(description="Also count the page's hits by file, language and "
+                                                   "kind (summary)")] = False,
+        explain: Annotated[bool, Field(description="Give each hit each side's rank and raw score "
+                                                   "(explain)")] = False,
+        min_score: Annotated[float | None, Field(ge=0, le=1, description="Relevance floor: leave out hits only "
+                                                                         "the semantic side found whose similarity "
+                                                                         "is below it (0: no floor; default: the "
+                                                                         "search.minScore setting)")] = None,
+    ) -> dict[str, Any]:
+        params = search_params(query, mode, limit, offset, filters={
+            "languages": languages, "types": types, "paths": paths, "kinds": kinds, "packages": packages,
+            "roles": roles, "tags": tags, "authors": authors, "modified_after": modified_after,
+            "modified_before": modified_before, "exported": exported,
+        }, options={
+            "context_lines": context_lines, "expand": expand, "fuzzy": fuzzy, "group_by": group_by,
+            "facets": facets, "related_files": related_files, "follow_ups": follow_ups, "summary": summary,
+            "explain": explain, "min_score": min_score,
+        })
+        try:
+            req = request_from_params(params, folders.settings.search)
+        except QueryError as exc:
+            raise argument_error(exc, params) from exc
+        if not req.query.strip():
+            raise ToolError("invalid argument query: no words to search for (inline filters alone select nothing)")
+        if req.follow_ups and not req.facets:  # refinements are read from the facets
+            req = attrs.evolve(req, facets=True)
+        engines = await folders.engines()
+        engines, merged = await anyio.to_thread.run_sync(_search, engines, req)
+        return await anyio.to_thread.run_sync(_search_answer, folders, engines, req, merged, facets)
+
+    @app.tool(description=SEARCH_SYMBOL_DOC, annotations=READ_ONLY)
+    async def search_symbol(
+        query: Annotated[str, Field(description="A name or part of one (fuzzy; 'Container.name' to match members "
+                                                "of a container); empty lists the top symbols")],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Symbols per page")] = 20,
+        offset: Annotated[int, Field(ge=0, le=MAX_SYMBOL_WINDOW, description="Symbols to skip: the nextOffset "
+                                                                            "of the previous page")] = 0,
+        kind: Annotated[list[SymbolKind] | None, Field(description="Only symbols of these kinds")] = None,
+        exported: Annotated[bool | None, Field(description="true: only exported (public) definitions; false: "
+                                                           "only the others; unset: both")] = None,
+    ) -> dict[str, Any]:
+        engines = await folders.engines()
+        window = min(offset + limit, MAX_SYMBOL_WINDOW)
+        only = SymbolFilter(frozenset(kind or ()), exported)
+
+        def run() -> tuple[Engines, list[tuple[int, SymbolHit]]]:
+            # one more than the page tells whether there is a next one
+            answered, parts = _each(engines, lambda e: e.search_symbols(query, window + 1, only))
+            return answered, merge_symbols(parts)
+
+        answered, hits = await anyio.to_thread.run_sync(run)
+        page = hits[offset:window]
+        more = len(hits) > window and window < MAX_SYMBOL_WINDOW
+        return {"query": query, "symbols": [folders.tagged(answered[f][0], shared.symbol_json(h)) for f, h in page],
+                "offset": offset, "nextOffset": wire.next_offset(offset, len(page), more),
+                **folders.indexing_note()}
+
+    @app.tool(description=GREP_DOC, annotations=READ_ONLY)
+    async def grep(
+        pattern: Annotated[str, Field(description="A regular expression (Python re), or a literal with exact=true")],
+        exact: Annotated[bool, Field(description="pattern is a literal string, punctuation and all")] = False,
+        case: Annotated[CaseName, Field(description="smart (default): case-insensitive unless the pattern has an "
+                                                    "upper-case letter; sensitive; insensitive")] = "smart",
+        whole_word: Annotated[bool, Field(description="Only matches that are whole words (rg -w)")] = False,
+        languages: Annotated[list[str] | None, Field(description="Only these languages")] = None,
+        paths: Annotated[list[str] | None, Field(description="Only files matching these gitignore-style globs")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only lines inside a symbol of these kinds "
+                                                             "(function, method, class, ...)")] = None,
+        packages: Annotated[list[str] | None, Field(description="Only these packages and those below them")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Lines per page")] = 50,
+        offset: Annotated[int, Field(ge=0, description="Lines to skip: the nextOffset of the previous page")] = 0,
+    ) -> dict[str, Any]:
+        params = search_params(pattern, "exact" if exact else "regex", limit, offset,
+                               filters={"languages": languages, "paths": paths, "kinds": kinds,
+                                        "packages": packages},
+                               options={"whole_word": whole_word})
+        params["caseSensitive"] = {"smart": "smart", "sensitive": True, "insensitive": False}[case]
+        try:
+            req = line_request_from_params(params, folders.settings.search)
+        except QueryError as exc:
+            raise argument_error(exc, params) from exc
+        engines = await folders.engines()
+        try:
+            engines, merged = await anyio.to_thread.run_sync(_grep, engines, req)
+        except FieldError as exc:  # the pattern
+            raise ToolError(f"invalid argument pattern: {str(exc).removeprefix('query: ')}") from None
+        result: GrepResult = merged.result
+        out = shared.line_result_json(result, [folders.tagged(engines[f][0], shared.line_hit_json(h))
+                                               for h, f in zip(result.hits, merged.folders, strict=True)])
+        out.pop("index")
+        out.pop("tookMs")
+        out["nextOffset"] = wire.next_offset(offset, len(result.hits), offset + len(result.hits) < result.total_hits)
+        return {**out, **folders.indexing_note()}
+
+    @app.tool(description=FIND_SIMILAR_CODE_DOC, annotations=READ_ONLY)
+    async def find_similar_code(
+        path: Annotated[str, Field(description="The file: relative to the workspace root, or absolute")],
+        line: Annotated[int, Field(ge=1, description="A 1-based line of it: the function, class or section "
+                                                     "around it is the code compared")],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Chunks at most")] = SIMILAR,
+    ) -> dict[str, Any]:
+        await folders.engines()
+        folder, rel = folders.locate(path, "path")
+        engine = folder.engine
+        if engine is None:
+            raise ToolError(f"the index of {folder.root} is not open yet; try again in a few seconds")
+        if not folder.settings.embedding.enabled:
+            raise ToolError(f"find_similar_code compares meaning, and semantic search is off for {folder.root} "
+                            "(embedding.enabled = false in its settings); search_code in mode lexical, "
+                            "find_references or grep answer without it")
+        if folder.service.semantic_state() == "unavailable":
+            raise ToolError(f"find_similar_code compares meaning, and semantic search is unavailable: "
+                            f"{engine.semantic_message}")
+        return await anyio.to_thread.run_sync(_similar, folders, folder, engine, rel, path, line, limit)
+
+
+def _search_answer(folders: Folders, engines: Engines, req: SearchRequest, merged: MergedResult,
+                   facets: bool) -> dict[str, Any]:
+    """search_code's answer: the page's hits (each with its folder's ``root`` when there
+    are several), the counts and pages, how complete the semantic side is, and what the
+    agent options asked for."""
+    result: SearchResult = merged.result
+    out = shared.result_json(result, [folders.tagged(engines[f][0], shared.hit_json(h))
+                                      for h, f in zip(result.hits, merged.folders, strict=True)])
+    if not facets:  # (asked for by the follow-ups only)
+        out.pop("facets")
+    out.pop("tookMs")
+    out.pop("index")
+    out["offset"] = req.offset
+    out["nextOffset"] = wire.next_offset(req.offset, len(result.hits),
+                                         req.offset + len(result.hits) < result.total_hits)
+    if req.mode != "lexical":
+        state, message = _semantic_state(engines)
+        out["semantic"] = wire.semantic_json(result.index, state, message)
+    out["index"] = {"files": result.index.files, "chunks": result.index.chunks}
+    out.update(shared.agent_json(req, result, semantic_ready=any(e.semantic_ready for _f, e in engines)))
+    if req.related_files:
+        out["relatedFiles"] = _related_files(folders, engines, merged)
+    out.update(folders.indexing_note())
+    return out
+
+
+def _related_files(folders: Folders, engines: Engines, merged: MergedResult) -> list[dict[str, Any]]:
+    """The files the hits' files import, folder by folder."""
+    out: list[dict[str, Any]] = []
+    for i, (folder, engine) in enumerate(engines):
+        mine = [h for h, f in zip(merged.result.hits, merged.folders, strict=True) if f == i]
+        if mine:
+            found = agent.related_files(mine, functools.partial(file_text, folder.root), engine.manifest.files())
+            out.extend(folders.tagged(folder, shared.related_file_json(r)) for r in found)
+    return out
+
+
+def _similar(folders: Folders, folder: Folder, engine: Workspace, rel: str, path: str, line: int,
+             limit: int) -> dict[str, Any]:
+    """find_similar_code's answer (on a worker thread)."""
+    try:
+        with engine.in_use():
+            if not rel or not engine.manifest.file_records([rel]):
+                raise ToolError(f"invalid argument path: {path} is not an indexed file"
+                                + (f" of {folder.root}" if folders.several else "")
+                                + " (search_code or search_symbol find the files that are)")
+            chunk = related.chunk_of(engine, rel, line - 1)
+            lines = file_lines(folder.root / rel) or []
+            if chunk is None:
+                raise ToolError(f"invalid argument line: no indexed code at {rel}:{line} (the file has "
+                                f"{len(lines)} lines)")
+            near = related.similar(engine, chunk, limit)
+            counts = engine.manifest.chunk_counts()
+    except IndexClosed:
+        raise ToolError("the index is being rebuilt; ask again in a moment") from None
+    out: dict[str, Any] = {"chunk": folders.tagged(folder, wire.chunk_json(chunk, None, lines)), "similar": []}
+    for r in near or []:
+        out["similar"].append(folders.tagged(folder, wire.chunk_json(
+            r.chunk, r.score, file_lines(folder.root / r.chunk.path) or [])))
+    if near is None:
+        out["message"] = (f"this code is not embedded yet ({counts['embedded']} of {counts['chunks']} chunks "
+                          "embedded): embedding continues in the background; ask again when get_status says "
+                          "pending is 0")
+    return out
