@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk.search",),  # query, hybrid, symbol ranking, related, agent
     ("sylk.engine",),  # the indexer run, documents, git metadata, integrity
     ("sylk.jobs", "sylk.watch", "sylk.steps"),  # the long-running service's parts
+    ("sylk.disk",),  # the served workspace's side of the disk: watcher, changes, reconcile
     ("sylk.service",),  # one WorkspaceService for every front end
     ("sylk.wire",),  # the JSON the front ends share (status, CLI/MCP hits and symbols)
     ("sylk.lsp", "sylk.mcp"),  # front ends: neither imports the other

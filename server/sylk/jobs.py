@@ -142,3 +142,86 @@ class Jobs:
             fut.cancel()
         self._index.shutdown(wait=True, cancel_futures=True)
         self._embed.shutdown(wait=True, cancel_futures=True)
+
+
+class Periodic:
+    """Calls ``fn`` on a thread of its own every ``interval()`` seconds until ``stop``.
+    ``interval`` is asked again for each period, so a new value takes effect at once after
+    ``wake`` (0 or less: paused until the next ``wake``). ``fn`` returns False when it
+    could not run (the service was busy): it is tried again after ``retry_s``. A failure
+    of ``fn`` is logged by ``name`` and the next period comes as usual."""
+
+    def __init__(self, name: str, interval: Callable[[], float], fn: Callable[[], bool], *,
+                 retry_s: float = 5.0) -> None:
+        self.name = name
+        self._interval = interval
+        self._fn = fn
+        self.retry_s = retry_s
+        self._wake = threading.Event()
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> Periodic:
+        """Start the thread (once; not after ``stop``)."""
+        if self._thread is None and not self._stopped.is_set():
+            self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+            self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        """The interval may have changed: the current period starts over with the new value."""
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._wake.set()
+
+    def _loop(self) -> None:
+        wait: float | None = None  # until the next call; None: a full period from now
+        while not self._stopped.is_set():
+            period = self._interval()
+            if period <= 0:  # paused
+                self._wake.wait()
+                self._wake.clear()
+                continue
+            if self._wake.wait(period if wait is None else wait):
+                self._wake.clear()
+                wait = None
+                continue
+            if self._stopped.is_set():
+                return
+            try:
+                ran = self._fn()
+            except Exception:
+                log.exception("%s failed", self.name)
+                ran = True
+            wait = None if ran else self.retry_s
+
+
+class RunCount:
+    """Index runs queued or running over one workspace (while any is, results may miss
+    files): counted when queued, uncounted when they end, from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._n = 0
+
+    @property
+    def active(self) -> bool:
+        return self._n > 0
+
+    def add(self) -> None:
+        with self._lock:
+            self._n += 1
+
+    def done(self) -> None:
+        with self._lock:
+            self._n -= 1
+
+    def add_if_none(self) -> bool:
+        """Count one more run only when none is queued or running; whether it did."""
+        with self._lock:
+            if self._n:
+                return False
+            self._n += 1
+            return True

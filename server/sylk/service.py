@@ -8,9 +8,11 @@ embedding on the embedding thread, so a long embedding pass never holds up a sav
 except the git metadata refresh after HEAD moved (a commit, checkout, rebase), which
 runs on the indexing thread after the disk changes queued before it, so a commit is
 searchable within a second even while embedding runs; a read-only index is followed on
-a thread of its own. The steps (``open_workspace``,
-``index_files``, ``update_git``, ``embed``) are plain functions, which ``sylk index``
-runs in order. The service speaks to the user only through a ``Reporter``.
+a thread of its own. Every ``reconcileMinutes``, when idle, the start-up check runs
+again on the indexing thread (``steps.reconcile``), so what the watcher missed is
+indexed. The steps (``open_workspace``, ``index_files``, ``update_git``, ``embed``)
+are plain functions, which ``sylk index`` runs in order. The service speaks to the
+user only through a ``Reporter``.
 """
 
 from __future__ import annotations
@@ -23,14 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from . import config
-from .engine import gitmeta
 from .engine.indexer import IndexReport, Progress
 from .engine.workspace import Workspace, clear_index, semantic_state
 from .errors import IndexError_
-from .jobs import FOREGROUND, Jobs
+from .disk import DiskSync
+from .jobs import FOREGROUND, Jobs, RunCount
 from .steps import (
     INDEXING,
-    INDEXING_CHANGES,
     EmbedRun,
     Reporter,
     Severity,
@@ -41,18 +42,19 @@ from .steps import (
     update_git,
 )
 from .text import rg_classes
-from .watch import ChangeQueue, Watcher
 
 log = logging.getLogger("sylk")
 
 FOLLOW_INTERVAL_S = 1.0  # how often a read-only index looks for the writer's runs
-PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progress report
+
+
 class WorkspaceService:
     """One workspace, served for as long as a front end runs: its index (a core
-    ``Workspace``, ``engine`` once open), its watcher and queue of disk changes, and
-    the state a status request reads.
+    ``Workspace``, ``engine`` once open), its side of the disk (``disk``: the watcher,
+    the queue of disk changes, runs over some paths, the periodic reconcile), and the
+    state a status request reads.
 
-    About 265 lines: the lifecycle (open, runs, watch, follow, embed, settings, close)
+    About 300 lines: the lifecycle (open, full runs, follow, embed, settings, close)
     shares one set of flags and locks; the steps themselves live in steps.py."""
 
     def __init__(self, root: Path, settings: config.Settings, reporter: Reporter, *, jobs: Jobs | None = None,
@@ -75,19 +77,22 @@ class WorkspaceService:
         self.last_run_at: float | None = None
         self.last_embed: EmbedRun | None = None
         self.changes_applied = 0  # batches of disk changes (or of the writer's runs) taken in
-        self.watcher: Watcher | None = None
         self._own_jobs = jobs is None
         self.jobs = jobs if jobs is not None else Jobs()
-        self._lock = threading.Lock()  # the counters and queues below
-        self._runs = 0  # index runs queued or running
+        self._lock = threading.Lock()  # the flags below
+        self.runs = RunCount()
         self._run_queued = False  # a full run is queued and has not started
         self._queued_run: Any = None  # its future
-        self.changes = ChangeQueue(lambda: self.jobs.submit("indexing changes on disk", self._apply_changes))
         self._embed_scheduled = False
         self._announce_embed = False
         self._git_scheduled = False  # a refresh after HEAD moved is queued and has not started
         self._git_lock = threading.Lock()  # one git metadata update at a time (two threads run them)
         self._follower: threading.Thread | None = None
+        self.disk = DiskSync(self)
+        # what front ends and tests read of the disk side
+        self.changes = self.disk.changes
+        self.index_paths = self.disk.index_paths
+        self.start_watching, self.stop_watching = self.disk.start_watching, self.disk.stop_watching
 
     @property
     def name(self) -> str:
@@ -96,7 +101,15 @@ class WorkspaceService:
     @property
     def indexing(self) -> bool:
         """An index run is queued or running: results may miss files."""
-        return self._runs > 0
+        return self.runs.active
+
+    @property
+    def watcher(self) -> Any:
+        return self.disk.watcher
+
+    @property
+    def watching(self) -> bool:
+        return self.disk.watching
 
     # settings -----------------------------------------------------------------------
     def apply_settings(self, settings: config.Settings) -> bool:
@@ -109,10 +122,7 @@ class WorkspaceService:
         engine = self.engine
         if engine is not None:
             engine.settings = settings
-        if not settings.watch:
-            self.stop_watching()
-        elif not self.indexing:  # else the run starts it when it ends
-            self.start_watching()
+        self.disk.settings_changed(old)
         if engine is not None and old.embedding != settings.embedding:
             self._pass_cancel.set()
             self.jobs.submit("changing the embedding settings", self._reload_model, engine, embed=True)
@@ -135,11 +145,11 @@ class WorkspaceService:
             if self._run_queued and self._queued_run is not None:
                 return self._queued_run
             self._run_queued = True
-            self._runs += 1
+            self.runs.add()
         fut = self.jobs.submit("indexing", self._run, title)
         with self._lock:
             if fut is None:
-                self._runs -= 1
+                self.runs.done()
                 self._run_queued = False
             elif self._run_queued:  # not started yet: a second call joins it
                 self._queued_run = fut
@@ -158,17 +168,16 @@ class WorkspaceService:
             engine = self.engine
             if engine is not None and engine.writable:
                 self.index_progress = Tally(0, 0)
-                report = index_files(engine, self.reporter, handle, cancel=self.cancel, track=self._track_files)
-                self._finished(report)
+                report = index_files(engine, self.reporter, handle, cancel=self.cancel, track=self.track_files)
+                self.finished(report)
                 self.reporter.log(report.summary(), Severity.INFO)
         except IndexError_ as exc:
             self.reporter.message(str(exc), Severity.ERROR)
         finally:
-            with self._lock:
-                self._runs -= 1
+            self.runs.done()
             self.reporter.end(handle, report.summary() if report else "index not updated")
         if self.engine is not None and not self.cancel.is_set():
-            self.start_watching()
+            self.start_watching()  # (and the reconciles)
             self.engine.references.warm()  # (the first Find References then answers at once)
             rg_classes.warm()  # (half a second, once a process: the first regex search does not wait)
             self.embed_soon(announce=True)
@@ -231,60 +240,12 @@ class WorkspaceService:
             except Exception as exc:  # the writer may be mid-commit: try again next time
                 log.debug("following the writer failed: %s", exc)
 
-    def _track_files(self, p: Progress) -> None:
+    def track_files(self, p: Progress) -> None:
         if p.phase == "index":
             self.index_progress = Tally(p.done, p.total)
 
-    def _finished(self, report: IndexReport) -> None:
+    def finished(self, report: IndexReport) -> None:
         self.last_report, self.last_run_at = report, time.time()
-
-    # disk changes -------------------------------------------------------------------
-    def start_watching(self) -> None:
-        """Follow changes on disk (once; not for a read-only index or with ``watch`` off)."""
-        engine = self.engine
-        if self.watcher is not None or engine is None or not engine.writable or not self.settings.watch \
-                or self.cancel.is_set():
-            return
-        self.watcher = Watcher(engine.root, self.changes.add, engine.scan_ignored, on_error=self._watch_failed,
-                               on_git=self.head_moved, git_dirs=lambda: gitmeta.folders(engine.root)).start()
-
-    def _watch_failed(self, msg: str) -> None:
-        self.reporter.message(f"{self.name}: {msg}; changes on disk are picked up at the next start or by "
-                              f"{self.reporter.reindex_hint}", Severity.WARNING)
-
-    def stop_watching(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-            self.watcher = None
-
-    @property
-    def watching(self) -> bool:
-        w = self.watcher
-        return w is not None and w.active and w.ready.is_set()
-
-    def _apply_changes(self) -> None:
-        rels = self.changes.take()
-        engine = self.engine
-        if not rels or engine is None or not engine.writable or self.cancel.is_set():
-            return
-        handle = None
-        if len(rels) >= PROGRESS_MIN_CHANGES:
-            handle = self.reporter.begin(INDEXING_CHANGES, f"{len(rels)} paths changed")
-        report: IndexReport | None = None
-        with self._lock:
-            self._runs += 1
-        try:
-            self.index_progress = Tally(0, 0)
-            report = index_files(engine, self.reporter, handle, paths=rels, cancel=self.cancel,
-                                 track=self._track_files)
-            self._finished(report)
-            self.reporter.log(f"changes on disk: {report.summary()}")
-        finally:
-            with self._lock:
-                self._runs -= 1
-            self.changes_applied += 1
-            self.reporter.end(handle, report.summary() if report else "index not updated")
-        self.embed_soon()
 
     # git metadata and embedding -----------------------------------------------------
     def head_moved(self) -> None:
@@ -352,10 +313,11 @@ class WorkspaceService:
 
     # stopping -----------------------------------------------------------------------
     def stop(self) -> None:
-        """Stop the watcher, the follower and every job of this service that has not started."""
+        """Stop the watcher, the follower, the reconciles and every job of this service that has
+        not started."""
         self.cancel.set()
         self._pass_cancel.set()
-        self.stop_watching()
+        self.disk.stop()
 
     def close_engine(self) -> None:
         """Close the index (it stays consistent); after the jobs that use it are over."""
@@ -372,3 +334,26 @@ class WorkspaceService:
         if self._own_jobs:
             self.jobs.shutdown()
         self.close_engine()
+
+
+class ServedFolder(Reporter):
+    """A front end's workspace folder: the Reporter of its ``service`` (a WorkspaceService
+    the subclass makes), with what every front end reads of it."""
+
+    service: WorkspaceService
+
+    @property
+    def root(self) -> Path:
+        return self.service.root
+
+    @property
+    def name(self) -> str:
+        return self.service.name
+
+    @property
+    def settings(self) -> config.Settings:
+        return self.service.settings
+
+    @property
+    def engine(self) -> Workspace | None:
+        return self.service.engine

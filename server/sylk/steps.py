@@ -1,7 +1,7 @@
 """The steps of serving a workspace, as plain functions: ``open_workspace``,
-``index_files``, ``update_git``, ``embed``. ``sylk index`` runs them in order; the
-``WorkspaceService`` (service.py) runs them on its threads. Each reports through a
-``Reporter``, the only way the service speaks to the user.
+``index_files``, ``update_git``, ``embed``, which ``sylk index`` runs in order, and
+``reconcile``. The ``WorkspaceService`` (service.py) runs them on its threads. Each
+reports through a ``Reporter``, the only way the service speaks to the user.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ log = logging.getLogger("sylk")
 
 INDEXING = "Indexing workspace"  # the titles of the progress reports
 INDEXING_CHANGES = "Indexing changes"
+INDEXING_PATHS = "Indexing files"
 EMBEDDING = "Embedding"
 
 
@@ -77,6 +78,7 @@ class EmbedRun(NamedTuple):
     seconds: float
     model: str
     at: float  # when it ended, seconds since the epoch
+    failed: int = 0  # chunks the model failed on (left out, counted in the status)
 
 
 # the steps ---------------------------------------------------------------------------
@@ -103,6 +105,33 @@ def index_files(ws: Workspace, reporter: Reporter, handle: Any, *, paths: Sequen
         reporter.report(handle, p)
 
     return ws.index(progress=progress, cancel=cancel, workers=workers, paths=paths)
+
+
+def reconcile(ws: Workspace, reporter: Reporter, *, watching: bool, cancel: threading.Event | None = None,
+              track: Callable[[Progress], None] | None = None) -> IndexReport:
+    """The start-up check again, applied: the files git says may differ since the last
+    complete run (or, outside git, a stat() of every file) compared with the index, and
+    what changed indexed. For the changes on disk no watcher reported (inotify limits,
+    network file systems, a machine asleep, ``watch`` off). Without a progress report;
+    one log line when it found any (``drift_line``)."""
+    report = index_files(ws, reporter, None, cancel=cancel, track=track)
+    line = drift_line(report, watching=watching)
+    if line:
+        reporter.log(line, Severity.INFO)
+    return report
+
+
+def drift_line(report: IndexReport, *, watching: bool) -> str | None:
+    """What a reconcile found, in one line ("reconcile: 3 files changed on disk that the
+    watcher missed (2 changed, 1 deleted)"); None when it found nothing."""
+    counts = [(n, what) for n, what in ((report.added, "added"), (report.changed, "changed"),
+                                        (report.deleted, "deleted")) if n]
+    if not counts or report.cancelled:
+        return None
+    total = sum(n for n, _what in counts)
+    files = "1 file" if total == 1 else f"{total} files"
+    how = "that the watcher missed" if watching else "while file watching was off"
+    return f"reconcile: {files} changed on disk {how} ({', '.join(f'{n} {what}' for n, what in counts)})"
 
 
 def update_git(ws: Workspace) -> int:
@@ -142,6 +171,7 @@ def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None =
         reporter.report(handle, Progress("embed", done, total))
 
     done = 0
+    failed_before = ws.manifest.chunk_counts()["failed"]
     t0 = time.perf_counter()
     try:
         done = ws.embed_pending(progress=progress, cancel=cancel, first_paths=first_paths, pause=pause)
@@ -149,6 +179,10 @@ def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None =
         took = time.perf_counter() - t0
         reporter.report(handle, Progress("done", done, done))
         reporter.end(handle, f"{done} chunks embedded in {took:.1f}s")
-    if announce or done:
+    # (the model failed on these even alone: the log names them; the status counts them)
+    failed = max(0, ws.manifest.chunk_counts()["failed"] - failed_before)
+    if failed:
+        reporter.log(f"{done} chunks embedded in {took:.1f}s; {failed} could not be embedded", Severity.WARNING)
+    elif announce or done:
         reporter.log(f"{done} chunks embedded in {took:.1f}s", Severity.INFO)
-    return EmbedRun(done, took, model, time.time())
+    return EmbedRun(done, took, model, time.time(), failed)
