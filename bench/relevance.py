@@ -13,9 +13,13 @@ the leading function name), ``keywords`` (3-5 of its content words, seeded) and
 ``typo`` (the function's own name with one seeded edit). Every query runs in the
 lexical, semantic and hybrid modes (and each ``--variant``, a hybrid request with
 fields changed), against an ``rg`` file-level baseline. MRR@10, recall@10, top-3
-rate and p50 ms per language, style and mode; PASS/MISS lines for the targets of
-issue 12. Exit status 0 whatever the targets say (these are measurements); 1 or 2
-only when the run itself fails. bench/README.md has the rules in full.
+rate, p50 ms and the share answered with no hits per language, style and mode;
+PASS/MISS lines for the targets of issue 12. Then the relevance floor (``minScore``,
+issue 17): each query's cosine similarity to its nearest chunk and to its answer in
+mode semantic with no floor, what each floor would cut, and the share of the 50
+NONSENSE queries (relevance_queries.py) every mode and variant answers with no hits.
+Exit status 0 whatever the targets say (these are measurements); 1 or 2 only when
+the run itself fails. bench/README.md has the rules in full.
 """
 
 from __future__ import annotations
@@ -37,13 +41,14 @@ sys.path.insert(0, str(HERE))
 import corpora  # noqa: E402  (puts server/ on sys.path)
 from relevance_queries import (  # noqa: E402
     LANGUAGES,
+    NONSENSE,
     STYLES,
     Language,
     Query,
     build_queries,
     words_of,
 )
-from relevance_report import Score, Variant, parse_variant, print_language, report  # noqa: E402
+from relevance_report import FloorRun, Score, Variant, parse_variant, print_floor, print_language, report  # noqa: E402
 
 MODES = ("lexical", "semantic", "hybrid")
 K = 10
@@ -59,7 +64,7 @@ class ModeRun:
     hits: list[list] = field(default_factory=list)
 
     def score(self) -> Score:
-        return Score.of(self.ranks, self.ms, self.errors)
+        return Score.of(self.ranks, self.ms, self.errors, sum(1 for h in self.hits if not h))
 
 
 @dataclass
@@ -131,8 +136,30 @@ def cache_count(index_dir: Path) -> int:
         return cache.count()
 
 
+def floor_run(ws, requests: dict, queries: dict[str, list[Query]]) -> FloorRun:
+    """The relevance floor's numbers (issue 17): each query's cosine similarity to its
+    nearest chunk and to its answer in mode semantic with no floor, and the hits every
+    mode and variant gives each NONSENSE query."""
+    off = attrs.evolve(requests["semantic"], min_score=None)
+    cosines: dict[str, list[tuple[float | None, float | None]]] = {}
+    for style in STYLES:
+        rows = []
+        for q in queries[style]:
+            hits = ws.search(attrs.evolve(off, query=q.text)).hits  # mode semantic: a hit's score is its cosine
+            r = rank_of(hits, q)
+            rows.append((hits[0].score if hits else None, hits[r - 1].score if r else None))
+        cosines[style] = rows
+    cosines["nonsense"] = []
+    for text in NONSENSE:
+        hits = ws.search(attrs.evolve(off, query=text)).hits
+        cosines["nonsense"].append((hits[0].score if hits else None, None))
+    got = {name: [len(ws.search(attrs.evolve(base, query=text)).hits) for text in NONSENSE]
+           for name, base in requests.items()}
+    return FloorRun(cosines, got)
+
+
 def run_language(lang: Language, src_root: Path, packages: list[str], args, variants: list[Variant],
-                 rg: str) -> tuple[dict, list[StyleRun]]:
+                 rg: str) -> tuple[dict, list[StyleRun], FloorRun]:
     from sylk.config import Settings
     from sylk.engine.workspace import Workspace
     from sylk.search.query import SearchRequest
@@ -229,6 +256,7 @@ def run_language(lang: Language, src_root: Path, packages: list[str], args, vari
                 modes["rg"].ms.append((time.perf_counter() - t0) * 1000)
             t_rg += sum(modes["rg"].ms)
             runs.append(StyleRun(style, qs, modes))
+        floor = floor_run(ws, requests, queries)
         t_all = time.perf_counter() - t_start
         print(f"time: {t_all:.1f}s in all (index {t_index:.1f}s, embed {t_embed:.1f}s, searches "
               f"{t_search / 1000:.1f}s, rg {t_rg / 1000:.1f}s)   [{corpora.load_line()}]")
@@ -236,7 +264,7 @@ def run_language(lang: Language, src_root: Path, packages: list[str], args, vari
                 "chunks": state.chunks, "query_stats": asdict(st),
                 "seconds": {"all": round(t_all, 1), "index": round(t_index, 2), "embed": round(t_embed, 1),
                             "embedded": embedded, "computed": fresh}}
-        return info, runs
+        return info, runs, floor
     finally:
         ws.close()
         if not args.keep:
@@ -297,19 +325,20 @@ def main() -> int:
     print(f"config: languages {', '.join(langs)}; --max-queries {args.max_queries} --seed {args.seed} "
           f"--min-words {args.min_words}; variants: {', '.join(str(v) for v in variants) or 'none'}; {rg_version}")
     t0 = time.perf_counter()
-    infos, results = {}, {}
+    infos, results, floors = {}, {}, {}
     for name in langs:
         lang = LANGUAGES[name]
         src_root = corpora.prepare(args.corpus if name == "python" else args.go_corpus)
         packages = [p for p in (args.packages if name == "python" else args.go_packages).split(",") if p]
-        infos[name], results[name] = run_language(lang, src_root, packages, args, variants, rg)
+        infos[name], results[name], floors[name] = run_language(lang, src_root, packages, args, variants, rg)
         print_language(name, results[name], infos[name]["files"], args.show_fails, args.seed)
+        print_floor(name, floors[name])
 
     config = {"date": time.strftime("%Y-%m-%d %H:%M"), "sylk": corpora.git_head(), "engine": engine, "rg": rg_version,
               "languages": langs, "max_queries": args.max_queries, "seed": args.seed,
               "min_words": args.min_words, "variants": {v.name: v.changes for v in variants},
               "corpora": infos, "seconds": round(time.perf_counter() - t0, 1)}
-    data = report(results, config, baseline, args.baseline, variants)
+    data = report(results, config, baseline, args.baseline, variants, floors)
     print(f"# done in {config['seconds']:.0f}s -- {corpora.load_line()}")
     if args.json:
         args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -427,3 +427,27 @@ def build_queries(lang: Language, defs: list[Definition], corpus_words: set[str]
 
 def words_of(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
+
+
+# Queries with no answer in any code base (the relevance floor, issue 17): random letter
+# strings, keyboard mash, made-up words and words of other languages that name nothing
+# in code. Written out, not generated, so every run and reader sees the same 50. Short
+# words (articles, "du", "mit") are left out: a lexical match on one is not the floor's
+# to judge.
+NONSENSE = (
+    # random letters
+    "qwfpgj zzkv", "zxqvbnmw", "kaqwuzz", "mmmxxqq", "jvrtq lpzoe", "xkcdqz", "pqzvwy", "vvbnqq rrtz",
+    "ghqzx fmmw", "uuuuuuu",
+    # keyboard mash
+    "asdfghjkl", "qwertyuiop", "yxcvbnm", "jkjkjkjk", "hjkl hjkl hjkl", "aoeu snth", "lkjhg poiuy",
+    "asdf asdf qwer", "zaq1 xsw2", "ffffffff jjjjjjj",
+    # made-up words
+    "xyzzyplugh", "blorptangle", "fnord quibbleflax", "snorfblatt", "grelvish tronk", "vexnor plif",
+    "wibblewobble frunk", "zorbulated quimp", "thrumble gax", "ooblek nimmity", "frazzlegrump",
+    "flibbertigibbet", "gobbledygook balderdash", "jabberwocky slithy toves", "snickerdoodle",
+    # other languages, nothing of code
+    "Schmetterling Apfelkuchen", "mariposa amarilla jardín", "boulangerie croissant", "buongiorno principessa",
+    "Kaffeeklatsch Omas", "сапоги валенки", "smörgåsbord sill", "ciasto wiśniami", "xochitl tlalocan",
+    "saudade", "hyvää huomenta", "τυρόπιτα σπανακόπιτα", "오늘 날씨", "猫が好きです", "Kartoffelsalat Rezept",
+)
+assert len(NONSENSE) == len(set(NONSENSE)) == 50

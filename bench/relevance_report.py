@@ -11,7 +11,7 @@ import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from relevance_queries import STYLES
+from relevance_queries import NONSENSE, STYLES
 
 SINGLE = ("lexical", "semantic")
 HYBRID_OVER_SINGLE = 1.15
@@ -28,15 +28,72 @@ class Score:
     n: int
     p50_ms: float
     errors: int
+    no_hits: float = 0.0  # the share of queries answered with no hits at all
 
     @classmethod
-    def of(cls, ranks: list[int | None], ms: list[float], errors: int) -> Score:
+    def of(cls, ranks: list[int | None], ms: list[float], errors: int, no_hits: int = 0) -> Score:
         n = len(ranks)
         d = n or 1
         return cls(mrr=round(sum(1.0 / r for r in ranks if r) / d, 4),
                    recall=round(sum(1 for r in ranks if r) / d, 4),
                    top3=round(sum(1 for r in ranks if r and r <= 3) / d, 4), n=n,
-                   p50_ms=round(statistics.median(ms), 2) if ms else 0.0, errors=errors)
+                   p50_ms=round(statistics.median(ms), 2) if ms else 0.0, errors=errors,
+                   no_hits=round(no_hits / d, 4))
+
+
+# -- the relevance floor (issue 17) ----------------------------------------------------------------
+
+FLOORS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)  # what the calibration table tries
+
+
+@dataclass
+class FloorRun:
+    """What the relevance floor (``minScore``) is judged on, for one language.
+
+    ``cosines``: per style, and ``nonsense`` for the NONSENSE queries, each query's
+    (nearest chunk, the answer when in the top 10) cosine similarity in mode semantic
+    with no floor. ``nonsense_hits``: per mode and variant, the hits each NONSENSE query
+    got."""
+    cosines: dict[str, list[tuple[float | None, float | None]]]
+    nonsense_hits: dict[str, list[int]]
+
+    def no_hits(self, name: str) -> float:
+        """The share of the nonsense queries ``name`` answered with no hits."""
+        got = self.nonsense_hits[name]
+        return round(sum(1 for n in got if not n) / (len(got) or 1), 4)
+
+
+def _pct(values: list[float], q: float) -> str:
+    if not values:
+        return "    -"
+    values = sorted(values)
+    return f"{values[min(len(values) - 1, int(q * len(values)))]:5.3f}"
+
+
+def print_floor(lang: str, run: FloorRun) -> None:
+    """The cosine similarities a floor would cut, and the nonsense queries' answers."""
+    print(f"\n-- {lang} / relevance floor: cosine similarity in mode semantic, no floor")
+    print(f"{'queries':<10} {'n':>4}   nearest chunk p10   p50   p90   max   the answer in the top 10: "
+          f"{'n':>4}    p1    p5   p10   p50")
+    for style, rows in run.cosines.items():
+        near = [a for a, _ in rows if a is not None]
+        line = f"{style:<10} {len(rows):4d}   {'':>13}" + " ".join(_pct(near, q) for q in (0.1, 0.5, 0.9)) + \
+            f" {max(near, default=0):5.3f}"
+        if style != "nonsense":
+            ans = [b for _, b in rows if b is not None]
+            line += f"   {'':>25}{len(ans):4d} " + " ".join(_pct(ans, q) for q in (0.01, 0.05, 0.1, 0.5))
+        print(line)
+    print("  mode semantic at each floor: nonsense answered with no hits | answers (in the top 10 with no "
+          "floor) lost, per style")
+    for f in FLOORS:
+        near = [a for a, _ in run.cosines["nonsense"]]
+        cut = sum(1 for a in near if a is None or a < f)
+        lost = "  ".join(f"{style} {sum(1 for _, b in rows if b is not None and b < f):3d}/"
+                         f"{sum(1 for _, b in rows if b is not None):3d}"
+                         for style, rows in run.cosines.items() if style != "nonsense")
+        print(f"    {f:4.2f}   {cut:2d}/{len(near)} ({cut / (len(near) or 1):4.0%})  |  {lost}")
+    print(f"  the {len(NONSENSE)} nonsense queries answered with no hits: " + ", ".join(
+        f"{name} {sum(1 for n in got if not n)}/{len(got)}" for name, got in run.nonsense_hits.items()))
 
 
 # -- variants --------------------------------------------------------------------------------------
@@ -118,12 +175,14 @@ def print_language(lang: str, runs, n_files: int, show_fails: int, seed: int) ->
     for run in runs:
         qs, m = run.queries, run.modes
         print(f"\n-- {lang} / {run.style}: {len(qs)} queries")
-        print(f"{'mode':<30} {'MRR@10':>7} {'recall@10':>10} {'top-3':>7} {'errors':>7} {'p50 ms':>8}")
+        print(f"{'mode':<30} {'MRR@10':>7} {'recall@10':>10} {'top-3':>7} {'errors':>7} {'p50 ms':>8} "
+              f"{'no hits':>8}")
         for name, mr in m.items():
             s = mr.score()
             label = f"sylk {name}" if name in ("lexical", "semantic", "hybrid") else \
                 "rg -i (file level)" if name == "rg" else f"variant {name}"
-            print(f"{label:<30} {s.mrr:7.3f} {s.recall:10.3f} {s.top3:7.3f} {s.errors:7d} {s.p50_ms:8.1f}")
+            print(f"{label:<30} {s.mrr:7.3f} {s.recall:10.3f} {s.top3:7.3f} {s.errors:7d} {s.p50_ms:8.1f} "
+                  f"{'-' if name == 'rg' else f'{s.no_hits:.1%}':>8}")
         if run.style == STYLES[0]:
             print(f"  sylk rows are chunk level (the function's own chunk); rg only has to rank the right "
                   f"file among {n_files} (-c -F -w, stopwords dropped, files by matching lines)")
@@ -167,9 +226,10 @@ def _ratio(a: float, b: float) -> str:
 
 
 def report(results: dict, config: dict, baseline: dict | None, baseline_path: Path | None,
-           variants: list) -> dict:
+           variants: list, floors: dict[str, FloorRun] | None = None) -> dict:
     """Prints the summary, the comparison with the baseline and the targets; returns the JSON
-    data (config, scores, targets, and each query's rank per mode, for diffs between runs)."""
+    data (config, scores, targets, the relevance floor's numbers, and each query's rank per
+    mode, for diffs between runs)."""
     scores = {lang: {run.style: {name: mr.score() for name, mr in run.modes.items()} for run in runs}
               for lang, runs in results.items()}
     print("\nsummary, MRR@10 (hyb/single: hybrid over the better of lexical and semantic; hyb/rg: over the "
@@ -191,6 +251,13 @@ def report(results: dict, config: dict, baseline: dict | None, baseline_path: Pa
                 print(f"{lang:<9} {style:<9} {vs.n:7d} {'':>8} {'':>9} {vs.mrr:7.3f} {s['rg'].mrr:7.3f} "
                       f"{_ratio(vs.mrr, single):>11} {_ratio(vs.mrr, s['rg'].mrr):>7} {vs.top3:13.3f}"
                       f"   (hybrid {s['hybrid'].mrr:.3f})")
+    floors = floors or {}
+    if floors:
+        names = list(next(iter(floors.values())).nonsense_hits)
+        print(f"\nthe {len(NONSENSE)} nonsense queries (relevance_queries.NONSENSE) answered with no hits:")
+        print(f"{'language':<9} " + " ".join(f"{n:>{max(8, len(n))}}" for n in names))
+        for lang, fr in floors.items():
+            print(f"{lang:<9} " + " ".join(f"{fr.no_hits(n):>{max(8, len(n))}.0%}" for n in names))
 
     before = None
     if baseline is not None:
@@ -251,6 +318,8 @@ def report(results: dict, config: dict, baseline: dict | None, baseline_path: Pa
             "results": {lang: {style: {name: asdict(sc) for name, sc in s.items()} for style, s in by_style.items()}
                         for lang, by_style in scores.items()},
             "targets": targets,
+            "floor": {lang: {"nonsense_no_hits": {n: fr.no_hits(n) for n in fr.nonsense_hits},
+                             "cosines": fr.cosines} for lang, fr in floors.items()},
             "queries": {lang: {run.style: [{"query": q.text, "path": q.target.path, "line": q.target.line + 1,
                                             "name": q.target.name,
                                             "ranks": {name: mr.ranks[i] for name, mr in run.modes.items()}}

@@ -13,6 +13,7 @@ TOML too); invalid values produce readable messages and fall back to defaults.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import tomllib
@@ -119,6 +120,12 @@ class SearchSettings:
     rrf_k: int = attrs.field(default=60, validator=_between("search.rrfK", 1))
     fusion: str = attrs.field(default="convex", validator=_one_of("search.fusion", FUSIONS))
     weights: WeightSettings = attrs.field(factory=WeightSettings)
+    # the relevance floor: modes semantic and hybrid leave out the hits only the semantic
+    # side found whose cosine similarity to the query is below it (0: no floor). On
+    # bench/relevance.py (all-MiniLM-L6-v2) at 0.35 hybrid MRR@10 does not drop, mode
+    # semantic loses 0.003-0.017 on sentence and keyword queries, and 78-100% of 50
+    # nonsense queries get no hits instead of ten (0.3: 46-96%; bench/README.md)
+    min_score: float = attrs.field(default=0.35, validator=_between("search.minScore", 0, 1))
 
     @mode.validator
     def _check_mode(self, attribute: attrs.Attribute, value: str) -> None:
@@ -139,6 +146,11 @@ class Settings:
     references: ReferenceSettings = attrs.field(factory=ReferenceSettings)
     # the language server: follow changes on disk made outside the editor
     watch: bool = True
+    # the language and MCP servers: every this many minutes, when no index run is under way,
+    # check the disk as at start-up (git's view, or a stat() of every file) and index what
+    # changed: the changes file watching missed (inotify limits, network file systems, a
+    # machine asleep) or, with ``watch`` off, every change made outside the editor. 0: never
+    reconcile_minutes: float = attrs.field(default=10.0)
     # workspace/symbol answers from the editor's unsaved text of open files
     unsaved_symbols: bool = True
 
@@ -155,6 +167,11 @@ class Settings:
                 f"unknown language(s) {', '.join(unknown)}; known: {', '.join(sorted(BY_NAME))}"
             )
 
+    @reconcile_minutes.validator
+    def _check_reconcile(self, attribute: attrs.Attribute, value: float) -> None:
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"reconcileMinutes must be a number of minutes >= 0 (0: never), got {value!r}")
+
 
 def camel(name: str) -> str:
     """snake_case -> camelCase: the names on the wire."""
@@ -162,7 +179,8 @@ def camel(name: str) -> str:
     return head + "".join(p.title() for p in rest)
 
 
-def _snake(name: str) -> str:
+def snake(name: str) -> str:
+    """camelCase -> snake_case: the names in Python."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 

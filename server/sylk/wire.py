@@ -18,8 +18,11 @@ import attrs
 
 from .config import camel
 from .engine.status import SKIPPED_EXAMPLES, IndexStatus
+from .search import agent
+from .search.agent import FollowUp, Group, RelatedFile, Summary
 from .search.calls import Caller
 from .search.grep import GrepResult, LineHit
+from .search.query import SearchRequest
 from .search.references import Shown
 from .search.results import Hit, IndexState, SearchResult
 from .search.roles import roles_of
@@ -101,7 +104,8 @@ def hit_json(h: Hit) -> dict[str, Any]:
     in it again (its lines may be wrong, and it has no snippet)."""
     return {
         "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
-        "containerName": h.container, "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
+        "containerName": h.container, "package": h.package or None, "exported": h.exported,
+        "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
         "startLine": h.start_line + 1, "endLine": h.end_line + 1,
         "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": h.semantic_rank,
         "snippet": h.snippet, "snippetLine": h.snippet_line + 1,
@@ -113,13 +117,50 @@ def hit_json(h: Hit) -> dict[str, Any]:
     }
 
 
+def group_json(g: Group) -> dict[str, Any]:
+    return {"value": g.value, "count": g.count, "hits": list(g.hits)}
+
+
+def follow_up_json(f: FollowUp) -> dict[str, str]:
+    return {"query": f.query, "options": f.options, "reason": f.reason}
+
+
+def summary_json(s: Summary) -> dict[str, Any]:
+    return {"totalHits": s.total_hits, "returned": s.returned, "files": s.files,
+            "topFiles": [{"path": p, "hits": n} for p, n in s.top_files.items()],
+            "languages": dict(s.languages), "kinds": dict(s.kinds)}
+
+
+def related_file_json(f: RelatedFile) -> dict[str, Any]:
+    """A file the hits' files import (``relatedFiles``): a workspace path, or None for a library."""
+    return {"path": f.path, "module": f.module, "importedBy": list(f.imported_by)}
+
+
+def agent_json(req: SearchRequest, result: SearchResult, semantic_ready: bool) -> dict[str, Any]:
+    """The result fields of a request's agent options (``sylk/search`` and the MCP
+    ``search_code``): expandedTerms, groups (indexes into ``result.hits``), followUps
+    (read from the facets) and summary; ``relatedFiles`` reads files, so the front ends
+    add it."""
+    out: dict[str, Any] = {}
+    if req.expand:
+        out["expandedTerms"] = list(req.extra_terms)
+    if req.group_by:
+        out["groups"] = [group_json(g) for g in agent.group(result.hits, req.group_by)]
+    if req.follow_ups:
+        out["followUps"] = [follow_up_json(f) for f in agent.follow_ups(
+            result.query, req.mode, result.facets, result.total_hits, semantic_ready, req.expand)]
+    if req.summary:
+        out["summary"] = summary_json(agent.summary(result.hits, result.total_hits))
+    return out
+
+
 def symbol_json(hit: SymbolHit) -> dict[str, Any]:
     """A symbol hit (``sylk symbols --format json``, the MCP ``search_symbol`` tool):
-    1-based line and column of the name, the definition's last line."""
+    1-based line and column of the name, the definition's last line, whether it is exported."""
     s = hit.symbol
     return {"name": s.name, "kind": s.kind, "container": s.container, "path": hit.path,
             "line": s.selection[0] + 1, "column": s.selection[1] + 1, "endLine": s.range[2] + 1,
-            "signature": s.signature}
+            "signature": s.signature, "exported": s.exported}
 
 
 def reference_json(s: Shown) -> dict[str, Any]:

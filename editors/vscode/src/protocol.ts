@@ -48,6 +48,8 @@ export interface SearchFilters {
   types?: string[];
   paths?: string[];
   kinds?: string[];
+  /** Packages, each with the packages below it (`asyncio` holds `asyncio.tasks`). */
+  packages?: string[];
   minLines?: number;
   maxLines?: number;
   roles?: string[];
@@ -55,6 +57,8 @@ export interface SearchFilters {
   authors?: string[];
   modifiedAfter?: string | number;
   modifiedBefore?: string | number;
+  /** true: only chunks holding an exported definition; false: only the others; null: either. */
+  exported?: boolean | null;
 }
 
 /**
@@ -75,11 +79,13 @@ export interface SearchParams {
   facets?: boolean;
   contextLines?: number;
   expand?: boolean;
-  groupBy?: "file" | "language" | "folder" | "kind" | "author";
+  groupBy?: "file" | "language" | "folder" | "kind" | "package" | "author";
   relatedFiles?: boolean;
   followUps?: boolean;
   summary?: boolean;
   explain?: boolean;
+  /** The relevance floor: hits only the semantic side found below this cosine similarity are left out (0 or null: none). */
+  minScore?: number | null;
 }
 
 /**
@@ -100,6 +106,10 @@ export interface SearchHit {
   kind: string | null;
   symbol: string | null;
   containerName: string | null;
+  /** The file's package (Go import path, Java/C# package, Python module, package.json name, Rust crate, else the folder). */
+  package: string | null;
+  /** The chunk holds an exported definition (Go capitalised, Python public, JS/TS export, Rust pub, Java/C# public). */
+  exported: boolean;
   score: number;
   lexicalRank: number | null;
   semanticRank: number | null;
@@ -170,6 +180,9 @@ export interface QueryExplain {
   fusion: "convex" | "rrf" | "lexical" | "semantic";
   alpha: number | null;
   depth: number;
+  /** The relevance floor applied (null: none), and the semantic-only hits left out below it. */
+  minScore: number | null;
+  belowMinScore: number;
 }
 
 export interface RelatedFile {
@@ -284,6 +297,8 @@ export interface IndexStatus {
   chunks?: number;
   embedded?: number;
   pending?: number;
+  /** Chunks the embedding model failed on, even alone: left out of semantic search. */
+  embedFailures?: number;
   languages?: { language: string; files: number; symbols: number }[];
   indexBytes?: number;
   lastIndexed?: number | null;
@@ -306,8 +321,9 @@ type AllFields<T> = { readonly [K in keyof Required<T>]: true };
 
 export const SEARCH_HIT_FIELDS: AllFields<SearchHit> = {
   uri: true, path: true, range: true, language: true, type: true, kind: true, symbol: true, containerName: true,
-  score: true, lexicalRank: true, semanticRank: true, snippet: true, snippetRange: true, highlights: true,
+  package: true, score: true, lexicalRank: true, semanticRank: true, snippet: true, snippetRange: true, highlights: true,
   roles: true, author: true, modified: true, tags: true, explain: true, stale: true, document: true, commit: true,
+  exported: true,
 };
 
 export const SEARCH_RESULT_FIELDS: AllFields<SearchResult> = {
@@ -328,16 +344,17 @@ export const LINE_SEARCH_RESULT_FIELDS: AllFields<LineSearchResult> = {
 export const SEARCH_PARAMS_FIELDS: AllFields<SearchParams> = {
   query: true, mode: true, limit: true, offset: true, caseSensitive: true, wholeWord: true, filters: true,
   weights: true, fuzzy: true, facets: true, contextLines: true, expand: true, groupBy: true, relatedFiles: true,
-  followUps: true, summary: true, explain: true,
+  followUps: true, summary: true, explain: true, minScore: true,
 };
 
 export const SEARCH_FILTERS_FIELDS: AllFields<SearchFilters> = {
-  languages: true, types: true, paths: true, kinds: true, minLines: true, maxLines: true, roles: true, tags: true,
-  authors: true, modifiedAfter: true, modifiedBefore: true,
+  languages: true, types: true, paths: true, kinds: true, packages: true, minLines: true, maxLines: true, roles: true, tags: true,
+  authors: true, modifiedAfter: true, modifiedBefore: true, exported: true,
 };
 
 export const INDEX_STATUS_FIELDS: AllFields<IndexStatus> = {
   ready: true, indexing: true, embedding: true, root: true, indexDir: true, files: true, symbols: true,
-  chunks: true, embedded: true, pending: true, languages: true, indexBytes: true, lastIndexed: true,
-  skipped: true, readOnly: true, merkleRoot: true, semantic: true, watch: true, lastRun: true, folders: true,
+  chunks: true, embedded: true, pending: true, embedFailures: true, languages: true, indexBytes: true,
+  lastIndexed: true, skipped: true, readOnly: true, merkleRoot: true, semantic: true, watch: true, lastRun: true,
+  folders: true,
 };

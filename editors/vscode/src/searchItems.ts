@@ -78,11 +78,11 @@ export type SearchItem = HitItem | LineItem | MoreItem | MessageItem;
 
 /**
  * The filter lists that are set, and nothing else (the server rejects unknown keys); the
- * line modes take languages, types, paths and kinds only.
+ * line modes take languages, types, paths, kinds and packages only.
  */
 function cleanFilters(filters: SearchFilters, lines: boolean): SearchFilters | undefined {
   const out: SearchFilters = {};
-  for (const key of ["languages", "types", "paths", "kinds"] as const) {
+  for (const key of ["languages", "types", "paths", "kinds", "packages"] as const) {
     const values = filters[key];
     if (values !== undefined && values.length > 0) {
       out[key] = [...values];
@@ -373,7 +373,7 @@ export interface FilterChoice {
   label: string;
   description?: string;
   picked: boolean;
-  group: "languages" | "types" | "kinds" | "paths";
+  group: "languages" | "types" | "kinds" | "packages" | "paths";
   value: string;
 }
 
@@ -381,12 +381,13 @@ const GROUP_FACET: Record<FilterChoice["group"], string> = {
   languages: "language",
   types: "type",
   kinds: "kind",
+  packages: "package",
   paths: "folder",
 };
 
 /**
  * The choices of the filter picker: languages (from the index status and the last result's
- * facets), document types, and the kinds and folders of the last result; what is selected
+ * facets), document types, and the kinds, packages and folders of the last result; what is selected
  * now stays listed and picked.
  */
 export function filterChoices(
@@ -395,7 +396,7 @@ export function filterChoices(
   status?: IndexStatus,
 ): FilterChoice[] {
   const out: FilterChoice[] = [];
-  const groups: FilterChoice["group"][] = ["languages", "types", "kinds", "paths"];
+  const groups: FilterChoice["group"][] = ["languages", "types", "kinds", "packages", "paths"];
   for (const group of groups) {
     const counts = new Map<string, number | undefined>();
     if (group === "types") {

@@ -234,6 +234,7 @@ export function semanticSearch(backend: SearchBackend): void {
       languages: "Languages",
       types: "Types",
       kinds: "Kinds",
+      packages: "Packages",
       paths: "Folders",
     };
     const items: (vscode.QuickPickItem & { choice?: FilterChoice })[] = [];

@@ -15,6 +15,8 @@ export const should: SearchHit = {
   kind: "method",
   symbol: "should_retry",
   containerName: "HttpRetryPolicy",
+  package: "app.http",
+  exported: true,
   score: 0.016,
   lexicalRank: 2,
   semanticRank: null,

@@ -297,20 +297,22 @@ test("the title of a line search says the options, the totals, and how complete 
 test("filter choices come from the index, the facets and the current filters", () => {
   const choices = filterChoices(
     { languages: ["rust"], kinds: ["method"] },
-    { language: [{ value: "python", count: 3 }], kind: [{ value: "class", count: 1 }], folder: [{ value: "app", count: 3 }, { value: ".", count: 1 }] },
+    { language: [{ value: "python", count: 3 }], kind: [{ value: "class", count: 1 }], package: [{ value: "app.http", count: 2 }], folder: [{ value: "app", count: 3 }, { value: ".", count: 1 }] },
     { ready: true, indexing: false, embedding: false, languages: [{ language: "go", files: 1, symbols: 4 }, { language: "text", files: 2, symbols: 0 }] },
   );
   const byGroup = (g: string) => choices.filter((c) => c.group === g).map((c) => `${c.value}${c.picked ? "*" : ""}`);
   assert.deepEqual(byGroup("languages"), ["go", "python", "rust*"]);
   assert.deepEqual(byGroup("types"), ["source_code", "markdown", "config", "text"]);
   assert.deepEqual(byGroup("kinds"), ["class", "method*"]);
+  assert.deepEqual(byGroup("packages"), ["app.http"]);
   assert.deepEqual(byGroup("paths"), ["app/**"]);
   const python = choices.find((c) => c.value === "python");
   assert.equal(python?.description, "3 in the last results");
-  const chosen = choices.filter((c) => ["python", "app/**", "markdown"].includes(c.value));
+  const chosen = choices.filter((c) => ["python", "app/**", "markdown", "app.http"].includes(c.value));
   assert.deepEqual(filtersFromChoices(chosen, { minLines: 3 }), {
     languages: ["python"],
     types: ["markdown"],
+    packages: ["app.http"],
     paths: ["app/**"],
     minLines: 3,
   });

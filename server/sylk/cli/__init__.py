@@ -14,7 +14,7 @@ import sqlite3
 import sys
 
 from .. import __version__
-from ..model import FILE_TYPES, SEARCH_MODES
+from ..model import FILE_TYPES, SEARCH_MODES, SYMBOL_KINDS
 from ..search.roles import ROLES
 from .errors import CliError
 
@@ -37,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
     p.add_argument("--limit", type=int, default=None, help="maximum results (default: symbols.limit)")
+    p.add_argument("--kind", action="append", choices=SYMBOL_KINDS, metavar="KIND",
+                   help="only this kind: class, function, method, ... (repeatable)")
+    p.add_argument("--exported", action=argparse.BooleanOptionalAction, default=None,
+                   help="only exported definitions (Go: capitalised, Python: public or in __all__, JS/TS: export, "
+                        "Rust: pub, Java/C#: public; see README), or with --no-exported only the others")
     p.add_argument("--format", choices=("default", "json"), default="default")
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
     p.set_defaults(run="commands:cmd_symbols")
@@ -85,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-w", "--word-regexp", action="store_true", help="only matches that are whole words")
     p.add_argument("-g", "--glob", action="append", help="only paths matching this glob (gitignore syntax; repeatable)")
     p.add_argument("--lang", action="append", help="only this language (repeatable)")
+    p.add_argument("--package", action="append", help="only this package and those below it (repeatable)")
     p.add_argument("-c", "--count", action="store_true", help="print path:count of matching lines per file")
     p.add_argument("--json", action="store_true", help="the result as JSON (what sylk/search answers, 1-based)")
     p.add_argument("--limit", type=int, default=None, help="at most this many lines (default: all)")
@@ -93,18 +99,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="search code by words and by meaning (hybrid)",
                        description="Inline filters work in the query: lang:python path:src/** kind:function "
-                                   "type:markdown minlines:N maxlines:N")
+                                   "package:asyncio type:markdown minlines:N maxlines:N exported:true")
     p.add_argument("query")
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
     p.add_argument("--mode", choices=SEARCH_MODES, default=None, help="default: search.mode (hybrid)")
     p.add_argument("--lang", action="append", help="only this language (repeatable)")
     p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
     p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
+    p.add_argument("--package", action="append",
+                   help="only this package and the packages below it: a Go import path, a Java package, "
+                        "a Python module, a package.json name, a Rust crate, else a folder (repeatable)")
     p.add_argument("--type", action="append",
                    help=f"{', '.join(FILE_TYPES)}, or a document type (repeatable)")
     p.add_argument("--role", action="append", choices=ROLES,
                    help="only code with this role, told by names and paths (repeatable)")
     p.add_argument("--tag", action="append", help="only files and documents with this user tag (repeatable)")
+    p.add_argument("--exported", action=argparse.BooleanOptionalAction, default=None,
+                   help="only code holding an exported definition, or with --no-exported only the rest "
+                        "(inline: exported:true, exported:false, is:exported)")
     p.add_argument("--author", action="append", help="only files whose last commit is by this author (git)")
     p.add_argument("--after", help="only files last committed on or after this date (git), e.g. 2024-05-31")
     p.add_argument("--before", help="only files last committed before this date (git)")
@@ -112,9 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--context", type=int, default=2, help="lines of context around the match")
     p.add_argument("--fuzzy", action="store_true", help="tolerate one typo per word")
-    p.add_argument("--facets", action="store_true", help="print counts by language, type, kind, folder")
+    p.add_argument("--facets", action="store_true", help="print counts by language, type, kind, folder, package")
     p.add_argument("--explain", action="store_true",
                    help="show how the query was read, and each side's rank and raw score on every hit")
+    p.add_argument("--min-score", type=float, default=None, metavar="X",
+                   help="relevance floor: leave out hits only the semantic side found whose similarity to the "
+                        "query is below X, 0 to 1 (0: no floor; default: search.minScore)")
     p.add_argument("--format", choices=("default", "paths", "json"), default="default")
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
     p.set_defaults(run="commands:cmd_search")

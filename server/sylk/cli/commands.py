@@ -21,7 +21,8 @@ from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
 from ..search import references
 from ..search.file_lines import file_lines, file_text
-from ..search.query import Filters, QueryError, check_values, from_settings, parse_inline, wants_lines
+from ..search.query import Filters, QueryError, check_min_score, check_values, from_settings, parse_inline, wants_lines
+from ..search.symbol_search import SymbolFilter
 from .args import workspace_root
 from .errors import CliError
 from .grep import search_lines
@@ -63,6 +64,10 @@ def _embed(ws: Workspace) -> None:
     if run is not None and run.chunks:
         print(f"embedded {run.chunks} chunks in {run.seconds:.1f}s ({run.chunks / run.seconds:.0f}/s) "
               f"with {run.model}")
+    if run is not None and run.failed:
+        chunks = "1 chunk" if run.failed == 1 else f"{run.failed} chunks"
+        print(f"sylk: {chunks} could not be embedded (the model failed; named above) and "
+              "left out of semantic search", file=sys.stderr)
 
 
 def cmd_symbols(args: argparse.Namespace) -> int:
@@ -72,7 +77,7 @@ def cmd_symbols(args: argparse.Namespace) -> int:
         if not args.no_refresh:
             refresh(ws)
         t0 = time.perf_counter()
-        hits = ws.search_symbols(args.query, args.limit)
+        hits = ws.search_symbols(args.query, args.limit, SymbolFilter(frozenset(args.kind or ()), args.exported))
         took = (time.perf_counter() - t0) * 1000
     finally:
         ws.close()
@@ -179,6 +184,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         text, inline = parse_inline(args.query)
         for option, name in (("lang", "languages"), ("type", "types"), ("kind", "kinds")):
             check_values(f"--{option}", name, getattr(args, option) or ())
+        # the floor the command line gives, else the settings' (from_settings)
+        floor = {} if args.min_score is None else {"min_score": check_min_score("--min-score", args.min_score)}
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
     from ..search.query import parse_time
@@ -189,16 +196,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc), 2) from exc
     filters = Filters(languages=tuple(args.lang or ()), paths=tuple(args.glob or ()), kinds=tuple(args.kind or ()),
-                      types=tuple(args.type or ()), roles=tuple(args.role or ()), tags=tuple(args.tag or ()),
+                      packages=tuple(args.package or ()), types=tuple(args.type or ()), roles=tuple(args.role or ()), tags=tuple(args.tag or ()),
                       authors=tuple(args.author or ()), modified_after=after,
-                      modified_before=before).merged(inline)
+                      modified_before=before, exported=args.exported).merged(inline)
     settings = settings_for(root)
     s = settings.search  # what the command line does not say comes from the settings
     if wants_lines({"query": args.query}):
         return search_lines(args, root, settings, filters)
     req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
                         offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
-                        context_lines=args.context, explain=args.explain)
+                        context_lines=args.context, explain=args.explain, **floor)
     ws = open_index(root, settings=settings)
     try:
         if not args.no_refresh:
@@ -295,7 +302,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"index         {st.index_dir} ({human_size(st.index_bytes)})")
     print(f"files         {st.files}")
     print(f"symbols       {st.symbols}")
-    print(f"chunks        {st.chunks} ({st.embedded} embedded, {st.pending} pending)")
+    failures = f", {st.embed_failures} could not be embedded" if st.embed_failures else ""
+    print(f"chunks        {st.chunks} ({st.embedded} embedded, {st.pending} pending{failures})")
     print(f"last indexed  {last}")
     if st.languages:
         print("languages     " + ", ".join(f"{lc.language} {lc.files} files/{lc.symbols} symbols"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .. import config, wire
 from ..errors import FieldError
-from ..search.query import Filters, GrepRequest, QueryError, check_values, parse_inline
+from ..search.query import Filters, GrepRequest, QueryError, check_values, line_filters, parse_inline
 from .args import workspace_root
 from .terminal import open_index, refresh
 from .errors import CliError
@@ -33,7 +33,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}", 2)
     req = GrepRequest(args.pattern, "exact" if args.fixed_strings else "regex", _case(args), args.word_regexp,
-                      Filters(languages=languages, paths=tuple(args.glob or ())),
+                      Filters(languages=languages, paths=tuple(args.glob or ()), packages=tuple(args.package or ())),
                       limit=None if args.count else args.limit, time_limit_s=None)
     ws = open_index(root)
     try:
@@ -62,9 +62,8 @@ def cmd_grep(args: argparse.Namespace) -> int:
 
 def search_lines(args: argparse.Namespace, root: Path, settings: config.Settings, filters: Filters) -> int:
     """``sylk search '/regex/'``: the lines it matches (smart case), as ``sylk grep`` prints them."""
-    unsupported = Filters(languages=filters.languages, types=filters.types, paths=filters.paths, kinds=filters.kinds)
-    if filters != unsupported:
-        raise CliError("a /regex/ query filters by --lang, --type, --path and --kind only", 2)
+    if filters != line_filters(filters):
+        raise CliError("a /regex/ query filters by --lang, --type, --path, --kind and --package only", 2)
     pattern = parse_inline(args.query)[0][1:-1]
     req = GrepRequest(pattern, "regex", "smart", filters=filters, offset=args.offset,
                       limit=args.limit if args.limit is not None else settings.search.limit)

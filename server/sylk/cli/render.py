@@ -99,6 +99,9 @@ def explanation_line(e: Explanation) -> str:
         parts.append(f"fused convex, lexical share {e.alpha:.2f}, {e.depth} candidates a side")
     elif e.fusion == "rrf":
         parts.append(f"fused by reciprocal rank, {e.depth} candidates a side")
+    if e.min_score:
+        parts.append(f"relevance floor {e.min_score:g} left out {e.below_min_score} hits only the semantic side "
+                     "found")
     return "; ".join(parts)
 
 

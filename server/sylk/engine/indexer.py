@@ -175,7 +175,8 @@ class Indexer:
                 if parsed.replaced:
                     report.replaced_utf8 += 1
                 pending.append(IndexedFile(FileRecord(parsed.rel, parsed.hash, parsed.size, parsed.mtime_ns,
-                                                      parsed.language, parsed.symbol_count, parsed.replaced),
+                                                      parsed.language, parsed.symbol_count, parsed.replaced,
+                                                      parsed.package),
                                            parsed.symbol_data, parsed.occurrence_data))
             if done % 64 == 0 or done == total:
                 progress(Progress("index", done, total, f"{done}/{total} files", committed))

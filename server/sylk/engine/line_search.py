@@ -11,7 +11,7 @@ search between the save and the end of that run still finds what was saved.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from ..ingest import source_files
@@ -21,7 +21,7 @@ from ..languages import language_for_path
 from ..search import grep
 from ..search.grep import GrepFile, GrepResult
 from ..search.pattern import compile_pattern
-from ..search.query import GrepRequest, path_matcher
+from ..search.query import GrepRequest, package_matcher, path_matcher
 from ..search.results import IndexState
 from ..store.stores import Stores
 from .symbol_index import SymbolIndex
@@ -80,7 +80,7 @@ class LineSearch:
         files = [f for f in found if f.path not in buffers]
         files.extend(_described(rel, language_for_path(rel)) for rel in buffers)
         files.sort(key=lambda f: f.path)
-        files = _filtered(files, req)
+        files = _filtered(files, req, self.stores.manifest.file_packages())
         max_size = self._max_file_size()
         holds = grep.needle_test(pattern)
         root = str(self.root)
@@ -113,13 +113,13 @@ def _described(rel: str, language: str | None) -> GrepFile:
     return GrepFile(rel, language or "text", file_type(rel, language))
 
 
-def _filtered(files: list[GrepFile], req: GrepRequest) -> list[GrepFile]:
+def _filtered(files: list[GrepFile], req: GrepRequest, packages: Mapping[str, str]) -> list[GrepFile]:
     f = req.filters
     if f.languages:
         files = [x for x in files if x.language in f.languages]
     if f.types:
         files = [x for x in files if x.type in f.types]
-    matches = path_matcher(f.paths)
-    if matches is not None:
-        files = [x for x in files if matches(x.path)]
+    for matches in (path_matcher(f.paths), package_matcher(packages, f.packages)):
+        if matches is not None:
+            files = [x for x in files if matches(x.path)]
     return files

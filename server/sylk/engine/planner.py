@@ -20,6 +20,7 @@ import attrs
 from ..config import Settings
 from ..ingest import gitsync, scan
 from ..ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES, IgnoreMatcher, find_git
+from ..ingest.packages import PACKAGE_FILES
 from ..model import is_virtual
 from ..store.layout import SCHEMA_VERSION
 from ..store.manifest import FileRecord, Manifest
@@ -39,6 +40,26 @@ class Plan:
     unchanged: int = 0
     full: bool = False  # the whole tree was walked
     git: gitsync.GitState | None = None  # the git state to record at the end
+
+
+def _repackage(plan: Plan) -> None:
+    """Files whose package (ingest.packages) an added, changed or deleted ``go.mod``,
+    ``package.json``, ``Cargo.toml`` or ``__init__.py`` may change, parsed again: the
+    files of that language in its folder and below it (a rare, small cost)."""
+    moved = [rel for rel in [e.rel for e, _h in plan.todo] + plan.deleted if rel.rpartition("/")[2] in PACKAGE_FILES]
+    if not moved:
+        return
+    queued = {e.rel for e, _h in plan.todo} | set(plan.deleted)
+    for manifest in moved:
+        folder, _, name = manifest.rpartition("/")
+        prefix = folder + "/" if folder else ""
+        languages = PACKAGE_FILES[name]
+        for rel, rec in plan.known.items():
+            if rel not in queued and rel.startswith(prefix) and rec.lang in languages:
+                plan.todo.append((scan.FileEntry(rel, rec.size, rec.mtime_ns), None))  # (no hash: parsed again)
+                queued.add(rel)
+                if plan.full:  # (counted unchanged by the walk)
+                    plan.unchanged -= 1
 
 
 class Planner:
@@ -88,6 +109,7 @@ class Planner:
         plan.deleted = [p for p in plan.known if p not in on_disk and not is_virtual(p)]
         plan.skipped = [(s.rel, s.reason) for s in result.skipped] + plan.skipped
         plan.full, plan.git = True, git
+        _repackage(plan)
         return plan
 
     def _compare(self, files: Iterable[scan.FileEntry], known: dict[str, FileRecord]) -> Plan:
@@ -132,7 +154,7 @@ class Planner:
             return plan
         plan.git = git
         # the rest is as the last run left it
-        plan.unchanged = len(plan.known) - len(plan.deleted) - sum(1 for _e, h in plan.todo if h is not None)
+        plan.unchanged = len(plan.known) - len(plan.deleted) - sum(1 for e, _h in plan.todo if e.rel in plan.known)
         return plan
 
     def paths(self, rels: Sequence[str]) -> Plan:
@@ -196,6 +218,7 @@ class Planner:
         plan = self._compare(entries.values(), known)
         plan.deleted = sorted(p for p in gone if p in known and p not in entries)
         plan.skipped = skipped + plan.skipped
+        _repackage(plan)
         return plan
 
     def save_sync_state(self, git: gitsync.GitState | None) -> None:

@@ -40,7 +40,7 @@ from ..search.query import SearchRequest
 from ..search.references import References
 from ..search.relocate import Relocator
 from ..search.results import IndexState, SearchResult
-from ..search.symbol_search import SymbolHit, SymbolTable
+from ..search.symbol_search import SymbolFilter, SymbolHit, SymbolTable
 from ..store import integrity
 from ..store.layout import MANIFEST_FILE
 from ..store.lexical import LexicalIndex
@@ -292,9 +292,10 @@ class Workspace:
         """Whether a symbol search would answer without first loading or rebuilding."""
         return self.symbols.ready
 
-    def search_symbols(self, query: str, limit: int | None = None) -> list[SymbolHit]:
+    def search_symbols(self, query: str, limit: int | None = None, only: SymbolFilter | None = None) -> list[SymbolHit]:
+        """``only``: the kinds, and exported or not, of the symbols wanted (all when None)."""
         with self.in_use():
-            return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit)
+            return self.symbols.search(query, limit if limit is not None else self.settings.symbols.limit, only)
 
     def find_references(self, name: str, *, include_declaration: bool = True, limit: int | None = None,
                         first: str | None = None, paths: AbstractSet[str] | Callable[[str], bool] | None = None,
@@ -390,7 +391,8 @@ class Workspace:
             index_bytes=self._index_bytes(), last_indexed=float(last) if last else None,
             skipped=self._skipped_files(skipped_limit), read_only=not self.writable,
             merkle_root=self.manifest.merkle_root(store=self.writable),
-            chunks=chunks["chunks"], embedded=chunks["embedded"], pending=chunks["pending"])
+            chunks=chunks["chunks"], embedded=chunks["embedded"], pending=chunks["pending"],
+            embed_failures=chunks["failed"])
 
 
 def semantic_state(settings: Settings, ws: Workspace | None) -> str:

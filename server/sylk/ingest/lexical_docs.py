@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from json.encoder import encode_basestring as _q  # the C string encoder: no dict, no dumps()
 
 from ..text.words import name_key
@@ -26,8 +27,10 @@ class ChunkDocs:
 
     __slots__ = ("_head",)
 
-    def __init__(self, path: str, language: str | None, type: str) -> None:
-        self._head = f',"path":{_q(path)},"doc_type":"chunk","language":{_q(language or "text")},"type":{_q(type)}'
+    def __init__(self, path: str, language: str | None, type: str, packages: Sequence[str] = ()) -> None:
+        # ``packages``: the file's package and those holding it (ingest.packages.ancestors)
+        self._head = (f',"path":{_q(path)},"doc_type":"chunk","language":{_q(language or "text")},"type":{_q(type)}'
+                      f',"package":[{",".join(map(_q, packages))}]')
 
     def rest(self, kind: str, symbol: str, start_line: int, end_line: int, quoted_words: str,
              name_words: str) -> str:

@@ -20,7 +20,7 @@ import attrs
 
 from ..languages import language_for_path
 from ..text.words import code_words, code_words_utf8, split_words
-from . import grams, occurrences, source_files
+from . import grams, occurrences, packages, source_files
 from . import symbols as symbols_mod
 from .chunks import CONTAINER_KINDS, Cut, cut_file, window_cut
 from .lexical_docs import ChunkDocs, quote, quoted_lines
@@ -40,6 +40,7 @@ class ChunkRow(NamedTuple):
     text_hash: str
     embed_text: str
     lexical_doc: str  # lexical_docs.chunk_json_rest(...): the text index document without its id
+    exported: bool = False  # the definition it holds is exported (chunks.Cut.exported)
 
 
 @attrs.frozen
@@ -50,6 +51,7 @@ class Parsed:
     mtime_ns: int
     hash: str = ""
     language: str | None = None
+    package: str = ""  # packages.package_of()
     lines: int = 0
     # Symbols travel encoded (symbols.encode_symbols): unpickling tens of thousands of
     # objects costs the main process more than decoding them where they are needed.
@@ -105,27 +107,29 @@ def _parse(root: str, entry: source_files.FileEntry, known_hash: str | None, max
         except Exception:  # a grammar failure costs the symbols, not the text
             syms, marks = (), None
     words = code_words_utf8(src.data)
-    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang,
+    package = packages.package_of(root, entry.rel, lang, src.data)
+    return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, lang, package,
                   src.data.count(b"\n") + 1, len(syms), encode_symbols(syms),
-                  _row_tuples(entry.rel, lang, src.text, words, syms), file_doc=grams.file_doc(entry.rel, src.text, src.data),
-                  replaced=src.replaced), (src.data, marks)
+                  _row_tuples(entry.rel, lang, src.text, words, syms, package=package),
+                  file_doc=grams.file_doc(entry.rel, src.text, src.data), replaced=src.replaced), (src.data, marks)
 
 
 def chunk_rows(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],
-               type: str | None = None) -> tuple[ChunkRow, ...]:
+               type: str | None = None, package: str = "") -> tuple[ChunkRow, ...]:
     """The chunks of a file as rows for the stores, every non-blank line covered:
     lines no chunk holds become windows of their own. ``words`` is ``code_words`` of
-    the text; ``type`` replaces the type told from the file (a virtual document's own type)."""
-    return tuple(map(ChunkRow._make, _row_tuples(rel, language, text, words, symbols, type)))
+    the text; ``type`` replaces the type told from the file (a virtual document's own type);
+    ``package`` is the file's (packages.package_of; none for a virtual document)."""
+    return tuple(map(ChunkRow._make, _row_tuples(rel, language, text, words, symbols, type, package)))
 
 
 def _row_tuples(rel: str, language: str | None, text: str, words: str, symbols: Sequence[Symbol],
-                type: str | None = None) -> tuple[tuple, ...]:
+                type: str | None = None, package: str = "") -> tuple[tuple, ...]:
     """``chunk_rows`` as plain tuples (how they cross to the main process, see Parsed)."""
     ftype, lines, cuts = cut_file(rel, language, text, symbols)
     cuts.extend(window_cut(rel, a, lines[a:b + 1]) for a, b in _gaps(lines, cuts))
     typ = type or ftype
-    docs = ChunkDocs(rel, language, typ)
+    docs = ChunkDocs(rel, language, typ, packages.ancestors(package) if package else ())
     word_lines = quoted_lines(words)  # JSON-escaped: a chunk's words are a join of its lines'
     summaries = _summary_words(cuts, lines, word_lines, "\r" in text)
     rows = []
@@ -137,7 +141,7 @@ def _row_tuples(rel: str, language: str | None, text: str, words: str, symbols: 
         if more:
             names = f"{names} {more}" if names else more
         rows.append((start, end, typ, c.kind, c.symbol, c.container, c.text_hash, c.embed_text,
-                     docs.rest(c.kind, c.symbol, start, end, body, names)))
+                     docs.rest(c.kind, c.symbol, start, end, body, names), c.exported))
     return tuple(rows)
 
 

@@ -1,6 +1,6 @@
 """The language server's JSON for ``sylk/search``: hits with URIs and LSP ranges (0-based
-lines, UTF-16 columns), and the agent options' records; the envelope and the ``index``
-block are the shared ones (sylk/wire.py)."""
+lines, UTF-16 columns); the envelope, the ``index`` block and the agent options' records
+are the shared ones (sylk/wire.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import wire as shared
 from ..model import doc_id, is_virtual
-from ..search.agent import FollowUp, Group, RelatedFile, Summary
+from ..search.agent import RelatedFile
 from ..search.grep import LineHit
 from ..search.results import Hit
 from ..search.roles import roles_of
@@ -38,6 +38,8 @@ def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dic
         "kind": h.kind,
         "symbol": h.symbol,
         "containerName": h.container,
+        "package": h.package or None,
+        "exported": h.exported,
         "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
         "author": h.author or None,
         "modified": h.modified or None,
@@ -76,27 +78,13 @@ def _commit_to_wire(h: Hit) -> dict[str, Any]:
             "range": None, "language": None, "type": "git_commit", "kind": "commit", "symbol": h.symbol[:12],
             "containerName": h.container, "roles": [], "author": h.author, "modified": h.modified,
             "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": None, "snippet": h.snippet,
-            "snippetRange": None, "highlights": [], "stale": False,
+            "snippetRange": None, "highlights": [], "exported": False, "stale": False,
             "commit": {"sha": h.symbol, "files": list(h.files)}}
-
-
-def group_to_wire(g: Group) -> dict[str, Any]:
-    return {"value": g.value, "count": g.count, "hits": list(g.hits)}
-
-
-def follow_up_to_wire(f: FollowUp) -> dict[str, str]:
-    return {"query": f.query, "options": f.options, "reason": f.reason}
-
-
-def summary_to_wire(s: Summary) -> dict[str, Any]:
-    return {"totalHits": s.total_hits, "returned": s.returned, "files": s.files,
-            "topFiles": [{"path": p, "hits": n} for p, n in s.top_files.items()],
-            "languages": dict(s.languages), "kinds": dict(s.kinds)}
 
 
 def related_file_to_wire(f: RelatedFile, root: Path | None = None) -> dict[str, Any]:
     """``root``: say the file's URI too (several folders: the path alone is ambiguous)."""
-    out: dict[str, Any] = {"path": f.path, "module": f.module, "importedBy": list(f.imported_by)}
+    out = shared.related_file_json(f)
     if root is not None and f.path is not None:
         out["uri"] = convert.path_to_uri(root, f.path)
     return out

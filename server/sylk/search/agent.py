@@ -21,7 +21,7 @@ from ..model import is_virtual
 from ..text.words import split_words
 from .results import Hit
 
-GROUP_BY = ("file", "language", "folder", "kind", "author")
+GROUP_BY = ("file", "language", "folder", "kind", "package", "author")
 
 # A small table of words that name the same idea in code. Both directions are looked up.
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -151,6 +151,7 @@ _KEYS: dict[str, Callable[[Hit], str | None]] = {
     "language": _language,
     "folder": lambda h: _folder(h.path),
     "kind": lambda h: h.kind or "",
+    "package": lambda h: h.package or "(none)",
     "author": lambda h: h.author or "(no git metadata)",
 }
 

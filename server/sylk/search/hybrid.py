@@ -1,8 +1,10 @@
 """Hybrid search over chunks: Tantivy BM25 (lexical) and FAISS k-NN (semantic),
 fused by score (or by rank; fusion.py).
 
-Each side over-fetches candidates (a pool several times the page), applies the
-filters, and the fused list is paged. Facets count the fused candidates.
+Each side over-fetches candidates (a pool several times the page) and applies the
+filters. The relevance floor (``min_score``) takes out of the fused list the candidates
+only the semantic side found whose cosine similarity is below it (the rest keep their
+order), and the list is paged. Facets count the fused candidates.
 Snippets come from the files on disk: the lines of the chunk around the first
 line that holds a query word, with the query words highlighted (UTF-16 columns).
 """
@@ -29,7 +31,7 @@ from ..text.positions import utf16_len
 from ..text.query_terms import IDENTIFIER, QueryTerms, analyze
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
-from .query import Filters, SearchRequest, path_matcher
+from .query import Filters, SearchRequest, package_matcher, path_matcher, unknown_packages
 from .relocate import Relocator
 from .results import Explanation, Hit, IndexState, SearchResult
 from .roles import roles_of
@@ -108,6 +110,7 @@ class HybridSearch:
         t0 = time.perf_counter()
         pool = max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR)
         paths = path_matcher(req.filters.paths)
+        packages = self.manifest.file_packages()
         records: dict[int, ChunkRecord] = {}
         git = self.manifest.git_lookup() if req.filters.needs_git else None
         tagged = self.manifest.tag_lookup() if req.filters.tags else None
@@ -127,6 +130,7 @@ class HybridSearch:
                 rec = records.get(h.id)
                 if rec is not None and (paths is None or paths(rec.path)) and \
                         (not req.filters.roles or _has_role(rec, req.filters.roles)) and \
+                        (req.filters.exported is None or rec.exported == req.filters.exported) and \
                         (git is None or _git_ok(rec, req.filters, git)) and \
                         (tagged is None or _tags_ok(rec, req.filters, tagged)):
                     lexical.append(Scored(h.id, h.score))
@@ -134,7 +138,8 @@ class HybridSearch:
             if not semantic_ready:
                 message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                semantic = self._semantic(req, pool, paths, records, git, tagged,
+                semantic = self._semantic(req, pool, _both(paths, package_matcher(packages, req.filters.packages)),
+                                          records, git, tagged,
                                           nearest.result() if nearest else self._nearest(req.query, k))
         if req.mode == "lexical":
             fused = [Fused(c.id, 1.0 / (req.rrf_k + r), lexical_rank=r, lexical_score=c.score)
@@ -147,6 +152,19 @@ class HybridSearch:
                          weights=(req.weights.lexical, req.weights.semantic), k=req.rrf_k, alpha=req.alpha)
             if terms.style != IDENTIFIER:
                 fused = _members_first(fused, records)
+        floor = req.min_score if req.mode != "lexical" else None
+        below = 0
+        if floor and semantic:  # after the fusion, so the hits that stay keep their order
+            kept = [f for f in fused if f.lexical_rank is not None or (f.semantic_score or 0.0) >= floor]
+            below = len(fused) - len(kept)
+            if below and not kept:
+                best = max(c.score for c in semantic)
+                message = ((message + "; ") if message else "") + (
+                    f"nothing is close enough in meaning: the nearest chunk's similarity {best:.2f} is below "
+                    f"the relevance floor {floor:g} (minScore; 0 turns it off)")
+            fused = kept
+            found = {c.id for c in lexical}
+            semantic = [c for c in semantic if c.score >= floor or c.id in found]
         page = fused[req.offset:req.offset + req.limit]
         all_git = git if git is not None else self.manifest.git_lookup()
         all_tags = tagged if tagged is not None else self.manifest.tag_lookup()
@@ -168,18 +186,25 @@ class HybridSearch:
             out.append(Hit(f.id, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
                            rec.start_line, rec.end_line, round(f.score, 6), f.lexical_rank, f.semantic_rank,
                            snippet, first, marks, meta.author if meta else "", meta.time if meta else 0, (),
-                           all_tags.get(rec.path, ()), req.explain, f.lexical_score if req.explain else None,
-                           f.semantic_score if req.explain else None, stale=where is not None and where.stale))
+                           all_tags.get(rec.path, ()), packages.get(rec.path, ""), req.explain,
+                           f.lexical_score if req.explain else None,
+                           f.semantic_score if req.explain else None, stale=where is not None and where.stale,
+                           exported=rec.exported))
         # every candidate of both sides
         candidates = list(dict.fromkeys([c.id for c in lexical] + [c.id for c in semantic]))
-        facets = _facets([records[c] for c in candidates], all_git) if req.facets else {}
+        facets = _facets([records[c] for c in candidates], packages, all_git) if req.facets else {}
+        missing = unknown_packages(packages, req.filters.packages) if req.filters.packages and not out else []
+        if missing:
+            message = ((message + "; ") if message else "") + \
+                f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)"
         if req.filters.needs_git and not all_git:
             message = ((message + "; ") if message else "") + \
                 "no git metadata (not a git repository, or git is missing): the author and date filters match nothing"
         # Tantivy's count holds only for the filters it applies itself; after a path, role,
         # tag or git filter the total is the candidates that passed (what the pages hold).
         # Hybrid pages the fused list, which holds the first ``depth`` of each side only.
-        post_filtered = paths is not None or bool(req.filters.roles) or git is not None or tagged is not None
+        post_filtered = paths is not None or bool(req.filters.roles) or git is not None or tagged is not None or \
+            req.filters.exported is not None
         if req.mode == "lexical" and not post_filtered:
             total = lexical_total
         else:
@@ -190,7 +215,7 @@ class HybridSearch:
             explanation = Explanation(
                 terms.style, tuple(i.text for i in terms.identifiers), terms.words, terms.dropped,
                 req.fusion if hybrid else req.mode, alpha_for(terms.style, req.alpha) if hybrid and req.fusion == CONVEX
-                else None, depth if hybrid else 0)
+                else None, depth if hybrid else 0, floor, below)
         return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
                             index_state, message, explanation)
 
@@ -198,9 +223,11 @@ class HybridSearch:
     def _lexical(self, req: SearchRequest, terms: QueryTerms, pool: int) -> tuple[list[ChunkHit], int]:
         f = req.filters
         query = self.lexical.build_query(terms, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
-                                         kinds=f.kinds, min_lines=f.min_lines, max_lines=f.max_lines)
-        # path globs are applied afterwards: fetch more when they may drop candidates
-        return self.lexical.search_chunks(query, pool * (4 if f.paths or f.roles or f.tags or f.needs_git else 1))
+                                         kinds=f.kinds, packages=f.packages, min_lines=f.min_lines,
+                                         max_lines=f.max_lines)
+        # path globs (roles, tags, git, exported) are applied afterwards: fetch more when they may drop candidates
+        after = f.paths or f.roles or f.tags or f.needs_git or f.exported is not None
+        return self.lexical.search_chunks(query, pool * (4 if after else 1))
 
     def _nearest(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query's embedding, with their cosine similarity."""
@@ -288,6 +315,12 @@ def _words_regex(words: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)), re.IGNORECASE)
 
 
+def _both(a: Callable[[str], bool] | None, b: Callable[[str], bool] | None) -> Callable[[str], bool] | None:
+    if a is None or b is None:
+        return a or b
+    return lambda path: a(path) and b(path)
+
+
 def _passes(rec: ChunkRecord, f: Filters, paths: Callable[[str], bool] | None) -> bool:
     if f.languages and (rec.language or "text") not in f.languages:
         return False
@@ -301,6 +334,8 @@ def _passes(rec: ChunkRecord, f: Filters, paths: Callable[[str], bool] | None) -
     if f.max_lines is not None and n > f.max_lines:
         return False
     if f.roles and not _has_role(rec, f.roles):
+        return False
+    if f.exported is not None and rec.exported != f.exported:
         return False
     return paths is None or paths(rec.path)
 
@@ -330,9 +365,10 @@ def _git_ok(rec: ChunkRecord, f: Filters, git: dict[str, GitFile]) -> bool:
     return f.modified_before is None or meta.time < f.modified_before
 
 
-def _facets(records: Sequence[ChunkRecord],
+def _facets(records: Sequence[ChunkRecord], packages: dict[str, str],
             git: dict[str, GitFile] | None = None) -> dict[str, list[tuple[str, int]]]:
-    counters = {"language": Counter(), "type": Counter(), "kind": Counter(), "folder": Counter()}
+    counters = {"language": Counter(), "type": Counter(), "kind": Counter(), "folder": Counter(),
+                "package": Counter(p for r in records if (p := packages.get(r.path)))}
     if git:
         counters["author"] = Counter(git[r.path].author for r in records if r.path in git)
     for r in records:

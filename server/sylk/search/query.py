@@ -16,6 +16,7 @@ import pathspec
 
 from ..config import SearchSettings
 from ..errors import FieldError
+from ..ingest.packages import within
 from ..languages import BY_NAME
 from ..model import CHUNK_KINDS, FILE_TYPES, LINE_MODES, SEARCH_MODES
 from .agent import GROUP_BY, expand_terms
@@ -40,6 +41,7 @@ class Filters:
     types: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()  # gitignore-style globs, relative to the root
     kinds: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()  # ingest.packages: each with the packages it holds
     min_lines: int | None = None
     max_lines: int | None = None
     roles: tuple[str, ...] = ()  # roles.ROLES
@@ -48,6 +50,9 @@ class Filters:
     authors: tuple[str, ...] = ()
     modified_after: int | None = None  # seconds since the epoch
     modified_before: int | None = None
+    # chunks holding an exported definition (True), or not (False: private definitions,
+    # and chunks holding none); None: either
+    exported: bool | None = None
 
     @property
     def needs_git(self) -> bool:
@@ -59,6 +64,7 @@ class Filters:
             types=self.types + other.types,
             paths=self.paths + other.paths,
             kinds=self.kinds + other.kinds,
+            packages=self.packages + other.packages,
             min_lines=other.min_lines if other.min_lines is not None else self.min_lines,
             max_lines=other.max_lines if other.max_lines is not None else self.max_lines,
             roles=self.roles + other.roles,
@@ -66,6 +72,7 @@ class Filters:
             authors=self.authors + other.authors,
             modified_after=other.modified_after if other.modified_after is not None else self.modified_after,
             modified_before=other.modified_before if other.modified_before is not None else self.modified_before,
+            exported=other.exported if other.exported is not None else self.exported,
         )
 
     @property
@@ -77,6 +84,21 @@ def path_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
     """Whether a root-relative path matches one of ``globs`` (gitignore syntax, as every
     ``paths`` filter reads them); None when there are none."""
     return pathspec.GitIgnoreSpec.from_lines(globs).match_file if globs else None
+
+
+def package_matcher(packages: Mapping[str, str], wanted: Sequence[str]) -> Callable[[str], bool] | None:
+    """Whether a file (its root-relative path) is in one of the ``wanted`` packages or below
+    one (``packages``: path -> package, Manifest.file_packages); None when none is wanted.
+    The lexical index applies the same rule by itself (ingest.packages.ancestors)."""
+    if not wanted:
+        return None
+    return lambda path: any(within(packages.get(path, ""), w) for w in wanted)
+
+
+def unknown_packages(packages: Mapping[str, str], wanted: Sequence[str]) -> list[str]:
+    """The ``wanted`` packages that hold no indexed file (a typo, most likely)."""
+    held = set(packages.values())
+    return [w for w in wanted if not any(within(p, w) for p in held)]
 
 
 @attrs.frozen
@@ -103,6 +125,9 @@ class SearchRequest:
     alpha: float | None = None
     fuse_depth: int | None = None
     explain: bool = False  # each side's rank and raw score on every hit
+    # the relevance floor (search.minScore): modes semantic and hybrid leave out the hits
+    # only the semantic side found whose cosine similarity is below it; None: no floor
+    min_score: float | None = _DEFAULTS.min_score or None
     # agent options (see agent.py): words added to the lexical side, and what to add to the result
     extra_terms: tuple[str, ...] = ()
     expand: bool = False
@@ -130,8 +155,13 @@ class GrepRequest:
 
 
 CASE_CHOICES = (True, False, "smart")
-LINE_FILTERS = ("languages", "types", "paths", "kinds")  # what a line search filters by
+LINE_FILTERS = ("languages", "types", "paths", "kinds", "packages")  # what a line search filters by
 _SLASHED = re.compile(r"^/(.+)/$", re.DOTALL)
+
+
+def line_filters(f: Filters) -> Filters:
+    """``f`` with only what a line search filters by (LINE_FILTERS)."""
+    return Filters(languages=f.languages, types=f.types, paths=f.paths, kinds=f.kinds, packages=f.packages)
 
 
 def wants_lines(params: Mapping[str, Any]) -> bool:
@@ -162,13 +192,13 @@ def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings
     if mode not in LINE_MODES:
         text, inline = parse_inline(query)
         query, mode = _SLASHED.match(text).group(1), "regex"  # type: ignore[union-attr]
-        if inline != Filters(languages=inline.languages, types=inline.types, paths=inline.paths, kinds=inline.kinds):
-            raise QueryError("query", "a /regex/ query filters by lang:, type:, path: and kind: only")
+        if inline != line_filters(inline):
+            raise QueryError("query", "a /regex/ query filters by lang:, type:, path:, kind: and package: only")
     raw = params.get("filters")
     raw = {} if raw is None else raw
     if not isinstance(raw, Mapping):
         raise QueryError("filters", "expected an object")
-    unknown = sorted(set(raw) - {"languages", "types", "paths", "kinds"})
+    unknown = sorted(set(raw) - set(LINE_FILTERS))
     if unknown:
         raise QueryError(f"filters.{unknown[0]}", f"not supported in mode {mode} (supported: {', '.join(LINE_FILTERS)})")
     filters = Filters(
@@ -176,6 +206,7 @@ def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings
         types=check_values("filters.types", "types", _strings("filters.types", raw.get("types"))),
         paths=_strings("filters.paths", raw.get("paths")),
         kinds=check_values("filters.kinds", "kinds", _strings("filters.kinds", raw.get("kinds"))),
+        packages=_strings("filters.packages", raw.get("packages")),
     ).merged(inline)
     case = params.get("caseSensitive", "smart")
     if not any(case is c or (isinstance(c, str) and case == c) for c in CASE_CHOICES):
@@ -190,20 +221,31 @@ def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings
     )
 
 
-_INLINE = re.compile(r'(?<!\S)(lang|language|type|path|kind|role|author|tag|minlines|maxlines):("[^"]*"|\S+)')
+_INLINE = re.compile(
+    r'(?<!\S)(lang|language|type|path|kind|package|role|author|tag|minlines|maxlines|exported|is):("[^"]*"|\S+)')
 _INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", "path": "paths", "kind": "kinds",
-                 "role": "roles", "author": "authors", "tag": "tags"}
+                 "package": "packages", "role": "roles", "author": "authors", "tag": "tags"}
 
 
 def parse_inline(query: str) -> tuple[str, Filters]:
     """``lang:python path:src/** kind:function retry backoff`` -> ("retry backoff", filters).
-    Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``)."""
-    found: dict[str, list[str]] = {k: [] for k in ("languages", "types", "paths", "kinds", "roles", "authors", "tags")}
+    Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``);
+    ``exported:true`` / ``exported:false`` (or ``is:exported``) filter by exported."""
+    found: dict[str, list[str]] = {k: [] for k in ("languages", "types", "paths", "kinds", "packages", "roles",
+                                                   "authors", "tags")}
     bounds: dict[str, int] = {}
+    exported: list[bool] = []
 
     def take(m: re.Match[str]) -> str:
         key, value = m.group(1), m.group(2).strip('"')
-        if key in ("minlines", "maxlines"):
+        if key == "is":
+            if value != "exported":
+                raise QueryError("is", f"only is:exported is known, got is:{value}")
+            exported.append(True)
+        elif key == "exported":
+            exported.append(_INLINE_BOOL.get(value.lower(), value))  # type: ignore[arg-type]
+            check_exported("exported", exported[-1])
+        elif key in ("minlines", "maxlines"):
             try:
                 bounds[key] = int(value)
             except ValueError:
@@ -215,10 +257,23 @@ def parse_inline(query: str) -> tuple[str, Filters]:
     rest = _INLINE.sub(take, query)
     filters = Filters(
         languages=tuple(found["languages"]), types=tuple(found["types"]), paths=tuple(found["paths"]),
-        kinds=tuple(found["kinds"]), min_lines=bounds.get("minlines"), max_lines=bounds.get("maxlines"),
+        kinds=tuple(found["kinds"]), packages=tuple(found["packages"]), min_lines=bounds.get("minlines"),
+        max_lines=bounds.get("maxlines"),
         roles=_roles("role", found["roles"]), authors=tuple(found["authors"]), tags=tuple(found["tags"]),
+        exported=exported[-1] if exported else None,
     )
     return " ".join(rest.split()), filters
+
+
+_INLINE_BOOL = {"true": True, "yes": True, "false": False, "no": False}
+
+
+def check_exported(field: str, value: Any) -> bool | None:
+    """The ``exported`` filter as the user gave it: true, false, or None (either);
+    QueryError names ``field`` for anything else."""
+    if value is not None and not isinstance(value, bool):
+        raise QueryError(field, f"expected true or false (null: either), got {value!r}")
+    return value
 
 
 def _time(field: str, value: Any) -> int | None:
@@ -282,12 +337,23 @@ def _int(field: str, value: Any, *, low: int, high: int | None = None, default: 
     return value
 
 
+def check_min_score(field: str, value: Any) -> float | None:
+    """A relevance floor as the user gave it (``minScore``, ``--min-score``): a number
+    from 0 to 1, where 0 and None mean no floor (None); QueryError names ``field``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise QueryError(field, f"expected a number from 0 to 1 (0 or null: no floor), got {value!r}")
+    return float(value) or None
+
+
 def from_settings(settings: SearchSettings, query: str, **fields: Any) -> SearchRequest:
-    """A request whose mode, limit, weights and fusion are the settings' unless ``fields``
-    say otherwise."""
+    """A request whose mode, limit, weights, fusion and relevance floor are the settings'
+    unless ``fields`` say otherwise."""
     defaults: dict[str, Any] = {
         "mode": settings.mode, "limit": settings.limit, "rrf_k": settings.rrf_k, "fusion": settings.fusion,
-        "weights": Weights(settings.weights.lexical, settings.weights.semantic)}
+        "weights": Weights(settings.weights.lexical, settings.weights.semantic),
+        "min_score": settings.min_score or None}
     return SearchRequest(query=query, **{**defaults, **fields})
 
 
@@ -306,8 +372,8 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
     raw = {} if raw is None else raw
     if not isinstance(raw, Mapping):
         raise QueryError("filters", "expected an object")
-    known = {"languages", "types", "paths", "kinds", "minLines", "maxLines", "roles", "authors", "modifiedAfter",
-             "modifiedBefore", "tags"}
+    known = {"languages", "types", "paths", "kinds", "packages", "minLines", "maxLines", "roles", "authors",
+             "modifiedAfter", "modifiedBefore", "tags", "exported"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
@@ -318,6 +384,7 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         types=known("types"),
         paths=_strings("filters.paths", raw.get("paths")),
         kinds=known("kinds"),
+        packages=_strings("filters.packages", raw.get("packages")),
         min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
         max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
         roles=_roles("filters.roles", _strings("filters.roles", raw.get("roles"))),
@@ -325,6 +392,7 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         authors=_strings("filters.authors", raw.get("authors")),
         modified_after=_time("filters.modifiedAfter", raw.get("modifiedAfter")),
         modified_before=_time("filters.modifiedBefore", raw.get("modifiedBefore")),
+        exported=check_exported("filters.exported", raw.get("exported")),
     )
     w = params.get("weights")
     w = {} if w is None else w
@@ -360,6 +428,8 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         follow_ups=bool(params.get("followUps", False)),
         summary=bool(params.get("summary", False)),
         explain=bool(params.get("explain", False)),
+        min_score=check_min_score("minScore", params["minScore"]) if "minScore" in params
+        else settings.min_score or None,
     )
 
 

@@ -31,6 +31,7 @@ class Hit:
     modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
     files: tuple[str, ...] = ()  # a git_commit hit: the files the commit touched
     tags: tuple[str, ...] = ()  # user tags of the file or document
+    package: str = ""  # of the file (ingest.packages); "" for a virtual document or a commit
     # asked for with ``explain``: what each side said of it, BM25 and cosine similarity
     # (None where that side did not find it; its rank is lexical_rank / semantic_rank)
     explained: bool = False
@@ -39,6 +40,8 @@ class Hit:
     # the file changed since it was indexed and the chunk could not be found in it again:
     # the lines are the indexed ones and may no longer hold it (no snippet then)
     stale: bool = False
+    # the chunk holds an exported definition (Symbol.exported); False for a chunk holding none
+    exported: bool = False
 
 
 @attrs.frozen
@@ -65,6 +68,8 @@ class Explanation:
     fusion: str  # convex or rrf (search/fusion.py); the mode's own ranking outside hybrid
     alpha: float | None  # convex: the lexical share
     depth: int  # candidates of each side fused
+    min_score: float | None = None  # the relevance floor applied (None: none)
+    below_min_score: int = 0  # hits only the semantic side found, left out for being below it
 
 
 @attrs.frozen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 7  # a folder stamped with another is rebuilt
+SCHEMA_VERSION = 8  # a folder stamped with another is rebuilt
 META_FILE = "sylk-index.json"  # the schema stamp
 LOCK_FILE = "sylk.lock"
 MANIFEST_FILE = "manifest.sqlite3"

@@ -89,6 +89,9 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("language", stored=False, tokenizer_name="raw", fast=True)
     sb.add_text_field("type", stored=False, tokenizer_name="raw", fast=True)
     sb.add_text_field("kind", stored=False, tokenizer_name="raw", fast=True)
+    # the file's package and each package holding it (ingest.packages.ancestors): a
+    # packages filter is a term lookup, the packages below the one asked for included
+    sb.add_text_field("package", stored=False, tokenizer_name="raw")
     sb.add_text_field("name", stored=False, tokenizer_name=LOWER)
     sb.add_text_field("name_words", stored=False, tokenizer_name=WORDS)
     sb.add_text_field("content", stored=False, tokenizer_name=WORDS)
@@ -279,14 +282,15 @@ class LexicalIndex:
         return [cid for cid, _addr in hits]
 
     def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, languages: Sequence[str] = (),
-                    types: Sequence[str] = (), kinds: Sequence[str] = (), min_lines: int | None = None,
-                    max_lines: int | None = None, weights: FieldWeights | None = None) -> tantivy.Query:
+                    types: Sequence[str] = (), kinds: Sequence[str] = (), packages: Sequence[str] = (),
+                    min_lines: int | None = None, max_lines: int | None = None,
+                    weights: FieldWeights | None = None) -> tantivy.Query:
         """BM25 over chunk names, their words, contents and stemmed contents (see
         lexical_query.py), with filters. ``text`` is what the user typed, or its analysis."""
         terms = analyze(text) if isinstance(text, str) else text
         clauses = [(tantivy.Occur.Must, compile_terms(self.index, self.schema, terms, fuzzy=fuzzy, weights=weights)),
                    (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "doc_type", "chunk"))]
-        for field, values in (("language", languages), ("type", types), ("kind", kinds)):
+        for field, values in (("language", languages), ("type", types), ("kind", kinds), ("package", packages)):
             if values:
                 clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(
                     [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, v)) for v in values])))

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS files (
     replaced INTEGER NOT NULL DEFAULT 0,
     indexed_at REAL NOT NULL,
     -- the file's symbols, encode_symbols(): one row per file keeps writes and loads cheap
-    symbol_data TEXT NOT NULL DEFAULT '[]'
+    symbol_data TEXT NOT NULL DEFAULT '[]',
+    package TEXT NOT NULL DEFAULT ''  -- ingest.packages.package_of(); '' for a virtual document
 );
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 -- Every identifier of each indexed file with its positions (ingest.occurrences.extract),
@@ -45,6 +46,8 @@ CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL)
 CREATE TABLE IF NOT EXISTS occurrences (path TEXT PRIMARY KEY, data BLOB NOT NULL);
 -- Chunks: the unit of retrieval. ``id`` is the Tantivy chunk_id and the FAISS id.
 -- ``embed_text`` is what the embedding model sees (kept for a model change).
+-- ``embedded``: 0 waiting for a vector, 1 in the vectors, 2 the model failed on it
+-- (EMBED_FAILED: not waiting; tried again when the model is loaded next).
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL,
@@ -57,7 +60,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     container TEXT NOT NULL,
     text_hash TEXT NOT NULL,
     embed_text TEXT,
-    embedded INTEGER NOT NULL DEFAULT 0
+    embedded INTEGER NOT NULL DEFAULT 0,
+    exported INTEGER NOT NULL DEFAULT 0  -- 1: the definition it holds is exported (Symbol.exported)
 );
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 -- Virtual documents (documents.py): their text lives here; chunks under path 'sylk:/<id>'.
@@ -116,6 +120,7 @@ class ChunkRecord(NamedTuple):
     container: str
     text_hash: str
     embed_text: str = ""
+    exported: bool = False  # the definition it holds is exported (Symbol.exported)
 
 
 class PendingChunk(NamedTuple):
@@ -134,15 +139,18 @@ class FileRecord:
     lang: str | None
     symbols: int = 0
     replaced: bool = False
+    package: str = ""  # ingest.packages.package_of()
 
 
-_FILE_COLUMNS = "path, hash, size, mtime_ns, lang, symbols, replaced"
+_FILE_COLUMNS = "path, hash, size, mtime_ns, lang, symbols, replaced, package"
+# the ``embedded`` state of a chunk the model failed on, alone (engine.embedding)
+EMBED_FAILED = 2
 # SQLite's limit on the variables of one statement is 999 (older builds): IN lists go in parts
 _IN_BATCH = 500
 
 
 def _file_record(r: Sequence[Any]) -> FileRecord:
-    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]))
+    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7])
 
 
 _INSERT_SKIPPED = "INSERT OR REPLACE INTO skipped (path, reason, size, mtime_ns) VALUES (?, ?, ?, ?)"
@@ -206,6 +214,7 @@ class Manifest(Annotations):
         self._cached: dict[str, tuple[int, dict[str, int]]] = {}
         self._files_generation = 0  # a new one whenever files come or go (or change language)
         self._languages: tuple[int, dict[str, str | None]] | None = None
+        self._packages: tuple[int, dict[str, str]] | None = None
         self._fts: bool | None = None  # FTS5 available (the commits table), once known
 
     def close(self) -> None:
@@ -254,6 +263,14 @@ class Manifest(Annotations):
                 self._languages = (self._files_generation, dict(rows))
             return self._languages[1]
 
+    def file_packages(self) -> dict[str, str]:
+        """path -> package of every indexed file (ingest.packages), shared as file_languages is."""
+        with self._lock:
+            if self._packages is None or self._packages[0] != self._files_generation:
+                rows = self._db.execute("SELECT path, package FROM files").fetchall()
+                self._packages = (self._files_generation, dict(rows))
+            return self._packages[1]
+
     def reread(self) -> None:
         """Another process wrote the manifest (a reader following the writer): what is
         cached of it is read again when next asked for."""
@@ -290,11 +307,11 @@ class Manifest(Annotations):
             db.executemany("DELETE FROM chunks WHERE path=?", ((p,) for p in deletes))
             db.executemany("DELETE FROM chunks WHERE path=?", ((f.record.path,) for f in upserts))
             db.executemany("INSERT INTO chunks (id, path, start_line, end_line, language, type, kind, symbol, "
-                           "container, text_hash, embed_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)", chunks)
+                           "container, text_hash, embed_text, exported) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", chunks)
             db.executemany("DELETE FROM skipped WHERE path=?", ((f.record.path,) for f in upserts))
             db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
-                ((r.path, r.hash, r.size, r.mtime_ns, r.lang, r.symbols, int(r.replaced), now, f.symbol_data)
+                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
+                ((r.path, r.hash, r.size, r.mtime_ns, r.lang, r.symbols, int(r.replaced), now, f.symbol_data, r.package)
                  for f in upserts for r in (f.record,)))
             db.executemany("DELETE FROM occurrences WHERE path=?", ((p,) for p in deletes))
             db.executemany("INSERT OR REPLACE INTO occurrences VALUES (?,?)",
@@ -399,8 +416,8 @@ class Manifest(Annotations):
 
     def chunks_by_id(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         with self._lock:
-            return {r[0]: ChunkRecord(*r) for r in self._rows_in(
-                "SELECT id, path, start_line, end_line, language, type, kind, symbol, container, text_hash "
+            return {r[0]: ChunkRecord(*r[:10], exported=r[10] == 1) for r in self._rows_in(
+                "SELECT id, path, start_line, end_line, language, type, kind, symbol, container, text_hash, exported "
                 "FROM chunks WHERE id IN", ids)}
 
     def pending_order(self) -> list[int]:
@@ -444,6 +461,20 @@ class Manifest(Annotations):
         with self._lock:
             if self._db.in_transaction:
                 self._db.execute("COMMIT")
+
+    def set_embed_failed(self, ids: Sequence[int]) -> None:
+        """Mark waiting chunks the model failed on (EMBED_FAILED): no longer pending. Joins
+        the open transaction of the embedded flags (set_embedded durable=False) if any."""
+        with self._lock:
+            self._generation += 1
+            self._db.executemany(f"UPDATE chunks SET embedded={EMBED_FAILED} WHERE id=? AND embedded=0",
+                                 ((i,) for i in ids))
+
+    def retry_embed_failed(self) -> int:
+        """The chunks the model failed on wait for a vector again; returns how many."""
+        with self._lock:
+            self._generation += 1
+            return self._db.execute(f"UPDATE chunks SET embedded=0 WHERE embedded={EMBED_FAILED}").rowcount
 
     def embedded_ids(self) -> set[int]:
         with self._lock:
@@ -514,9 +545,10 @@ class Manifest(Annotations):
 
     def _chunk_counts(self) -> dict[str, int]:
         with self._lock:
-            total, embedded = self._db.execute(
-                "SELECT count(*), coalesce(sum(embedded), 0) FROM chunks").fetchone()
-        return {"chunks": total, "embedded": embedded, "pending": total - embedded}
+            total, embedded, failed = self._db.execute(
+                f"SELECT count(*), coalesce(sum(embedded = 1), 0), coalesce(sum(embedded = {EMBED_FAILED}), 0) "
+                "FROM chunks").fetchone()
+        return {"chunks": total, "embedded": embedded, "pending": total - embedded - failed, "failed": failed}
 
     def counts(self) -> dict[str, int]:
         return self._memo("files", self._counts)
