@@ -3,7 +3,7 @@
 in-memory table on first use (run by hand, never in CI).
 
     python bench/references_bench.py [--corpus stdlib|rust|PATH] [--names 200] [--seed 1]
-                                     [--runs 2] [--base /work/wt-refbase] [--attribute]
+                                     [--runs 2] [--base /work/wt-refbase] [--tree DIR] [--attribute]
                                      [--index-dir DIR] [--keep]
 
 1. **Cold index, this commit against the base** (``--base``: a checkout of the commit
@@ -12,7 +12,9 @@ in-memory table on first use (run by hand, never in CI).
    ``server/`` on PYTHONPATH, interleaved A B A B (``--runs`` each); wall time, the CPU
    of the process tree (``getrusage(RUSAGE_CHILDREN)``: the parser workers are reaped by
    the index process, it by us) and of the main process alone, the load average before
-   each run; medians. ``--attribute``: the CPU of what the workers do more (the marks
+   each run; medians. ``--tree``: a checkout to take as A instead of this one (the
+   references alone, without what later issues added to indexing: a4bcaa2 and the
+   commits that made references cheaper since). ``--attribute``: the CPU of what the workers do more (the marks
    of comments, strings and calls in the tags walk, ``occurrences.extract``), in process.
 2. **Index size**: the whole index folder of each, and the ``occurrences`` table alone
    (SQLite's ``dbstat``: its pages and its primary key's; else the blobs' bytes).
@@ -436,10 +438,11 @@ def med(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
 
 
-def cold_index(root: Path, base: Path, runs: int, keep: bool) -> tuple[Path, Path, bool]:
+def cold_index(root: Path, base: Path, runs: int, keep: bool, tree: Path | None = None) -> tuple[Path, Path, bool]:
     """Part 1 and 2: the interleaved cold runs, the sizes; the last folders of each stay."""
-    new_tree, base_tree = corpora.SERVER, base / "server"
-    print(f"\n== cold index: A = this tree ({corpora.git_head()}), B = base {git_short(base)} ({base}), "
+    new_tree, base_tree = (tree / "server" if tree else corpora.SERVER), base / "server"
+    what = f"{git_short(tree)} ({tree})" if tree else f"this tree ({corpora.git_head()})"
+    print(f"\n== cold index: A = {what}, B = base {git_short(base)} ({base}), "
           f"{runs} runs each, interleaved")
     results: dict[str, list[dict]] = {"A": [], "B": []}
     last: dict[str, Path] = {}
@@ -574,6 +577,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, default=2, help="cold index runs of each tree (0: one each, not timed)")
     ap.add_argument("--base", type=Path, default=DEFAULT_BASE, help="a checkout of the base commit (67e8068)")
+    ap.add_argument("--tree", type=Path, default=None, help="a checkout to measure as A (default: this tree)")
     ap.add_argument("--index-dir", type=Path, help="query this index as it is: no cold runs, no size comparison")
     ap.add_argument("--table-runs", type=int, default=3)
     ap.add_argument("--examples", type=int, default=6, help="differences shown per kind and group")
@@ -592,7 +596,7 @@ def main() -> int:
         else:
             if not (args.base / "server" / "sylk").is_dir():
                 raise SystemExit(f"no base checkout at {args.base}: git worktree add {args.base} 67e8068")
-            index_dir, base_dir, timed = cold_index(root, args.base, args.runs, args.keep)
+            index_dir, base_dir, timed = cold_index(root, args.base, args.runs, args.keep, args.tree)
             made += [index_dir, base_dir]
             ok &= timed
             ok &= sizes(index_dir, base_dir)

@@ -124,3 +124,22 @@ def test_cli_min_score(workspace: Path):
     assert r.returncode == 0 and "services/geo/point.go" in r.stdout and "Distance" in r.stdout
     r = sylk("search", "retry", str(workspace), "--min-score", "2", "--no-refresh")
     assert r.returncode == 2 and r.stderr.startswith("sylk: error: --min-score: expected a number from 0 to 1")
+
+
+async def test_the_floor_through_mcp(tmp_path: Path, _isolated_index: Path):
+    """search_code answers nonsense with no hits and the floor's message; min_score 0
+    turns it off; a value outside 0..1 names the argument."""
+    from conftest import mcp_call, mcp_call_error, mcp_session, mcp_wait_until
+
+    root = tmp_path / "workspace"
+    shutil.copytree(WORKSPACE, root, symlinks=True)
+    async with mcp_session(root, _isolated_index) as s:
+        await mcp_wait_until(s, lambda st: st.get("pending") == 0 and st.get("chunks", 0) > 0 and st.get("lastRun"),
+                             "every chunk embedded")
+        nonsense = await mcp_call(s, "search_code", query=NONSENSE, mode="semantic")
+        assert nonsense["hits"] == [] and "relevance floor" in nonsense["message"]
+        off = await mcp_call(s, "search_code", query=NONSENSE, mode="semantic", limit=5, min_score=0)
+        assert len(off["hits"]) == 5 and "message" not in off
+        real = await mcp_call(s, "search_code", query=DISTANCE, mode="semantic", limit=3)
+        assert ("services/geo/point.go", "Distance") in {(h["path"], h["symbol"]) for h in real["hits"]}
+        assert "min_score" in await mcp_call_error(s, "search_code", query="x", min_score=2)
