@@ -26,7 +26,7 @@ from ..embed.embedder import Embedder, embed_cached
 from ..embed.loading import load_embedder
 from ..store import integrity
 from ..store.embedding_cache import EmbeddingCache
-from ..store.manifest import PendingChunk
+from ..store.chunk_rows import PendingChunk
 from ..store.stores import Stores
 from ..store.vectors import VectorIndex
 
