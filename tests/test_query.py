@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from sylk.search.fusion import rrf
-from sylk.search.query import Filters, QueryError, Weights, parse_inline, request_from_params
+from sylk.search.params import request_from_params
+from sylk.search.query import Filters, QueryError, Weights, parse_inline
 
 
 @pytest.mark.parametrize(("query", "text", "filters"), [

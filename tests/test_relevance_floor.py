@@ -20,7 +20,8 @@ from conftest import EMBEDDING, WORKSPACE, start_lsp, wait_for_progress_end
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 from sylk import config
-from sylk.search.query import QueryError, request_from_params
+from sylk.search.params import request_from_params
+from sylk.search.query import QueryError
 
 NONSENSE = "xyzzyplugh"  # names nothing in any code base
 DISTANCE = "how far apart are two locations on a plane"  # services/geo/point.go's Distance, no shared word

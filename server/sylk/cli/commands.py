@@ -21,7 +21,8 @@ from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
 from ..search import references
 from ..search.file_lines import file_lines, file_text
-from ..search.query import Filters, QueryError, check_min_score, check_values, from_settings, parse_inline, wants_lines
+from ..search.params import wants_lines
+from ..search.query import Filters, QueryError, check_min_score, check_values, from_settings, parse_inline
 from ..search.symbol_search import SymbolFilter
 from .args import workspace_root
 from .errors import CliError

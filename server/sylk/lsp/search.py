@@ -16,8 +16,8 @@ from ..search import agent
 from ..errors import FieldError
 from ..search.grep import GrepResult
 from ..search.merge import MergedResult, folder_request, merge_line_results, merge_results
-from ..search.query import GrepRequest, QueryError, SearchRequest, line_request_from_params, request_from_params, \
-    wants_lines
+from ..search.params import line_request_from_params, request_from_params, wants_lines
+from ..search.query import GrepRequest, QueryError, SearchRequest
 from ..search.results import IndexState, SearchResult
 from . import convert, wire
 from .handlers import command, feature

@@ -13,7 +13,7 @@ Each folder's index opens and is brought up to date in the background, then git
 metadata is refreshed and pending chunks are embedded, and changes on disk (or another
 process's index runs) are followed: tools answer at once from what is indexed, and
 their results say how complete the index is. Requests are parsed by the core's own
-parsers (``query.request_from_params``: the same filters and checks as ``sylk/search``);
+parsers (``params.request_from_params``: the same filters and checks as ``sylk/search``);
 results are shaped by mcp/wire.py and the JSON shared with the CLI (sylk/wire.py).
 
 Only MCP messages go to stdout (the SDK points the process's fd 1 at stderr while

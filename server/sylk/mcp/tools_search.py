@@ -2,7 +2,7 @@
 with the agent options of ``sylk/search``), ``search_symbol``, ``grep`` and
 ``find_similar_code`` (``sylk/similar``: the code nearest by meaning to a place).
 
-Requests are parsed by ``query.request_from_params`` and ``line_request_from_params``
+Requests are parsed by ``params.request_from_params`` and ``line_request_from_params``
 (the same filters and checks as ``sylk/search``); each open folder answers, and
 search/merge.py merges the answers as the language server does.
 """
@@ -29,8 +29,8 @@ from ..search.file_lines import file_lines, file_text
 from ..search.grep import GrepResult
 from ..search.merge import MergedLines, MergedResult, folder_request, merge_line_results, merge_results, \
     merge_symbols
-from ..search.query import MODES, TYPES, GrepRequest, QueryError, SearchRequest, line_request_from_params, \
-    request_from_params
+from ..search.params import line_request_from_params, request_from_params
+from ..search.query import MODES, TYPES, GrepRequest, QueryError, SearchRequest
 from ..search.results import SearchResult
 from ..model import SYMBOL_KINDS
 from ..search.roles import ROLES

@@ -1,6 +1,8 @@
-"""Search requests: filters, inline filter syntax, and rank fusion.
+"""Search requests: filters, the inline filter syntax, and the checks of each value
+(a typo is an error naming the field, never an empty result).
 
-Pure functions and values, shared by the CLI and the ``sylk/search`` request.
+Pure functions and values, shared by the CLI, MCP and the ``sylk/search`` request
+(whose params params.py reads into these requests).
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from ..config import SearchSettings
 from ..errors import FieldError
 from ..ingest.packages import within
 from ..languages import BY_NAME
-from ..model import CHUNK_KINDS, FILE_TYPES, LINE_MODES, SEARCH_MODES
-from .agent import GROUP_BY, expand_terms
+from ..model import CHUNK_KINDS, FILE_TYPES, SEARCH_MODES
 from .fusion import RRF_K
 from .roles import ROLES
 
@@ -156,69 +157,11 @@ class GrepRequest:
 
 CASE_CHOICES = (True, False, "smart")
 LINE_FILTERS = ("languages", "types", "paths", "kinds", "packages")  # what a line search filters by
-_SLASHED = re.compile(r"^/(.+)/$", re.DOTALL)
 
 
 def line_filters(f: Filters) -> Filters:
     """``f`` with only what a line search filters by (LINE_FILTERS)."""
     return Filters(languages=f.languages, types=f.types, paths=f.paths, kinds=f.kinds, packages=f.packages)
-
-
-def wants_lines(params: Mapping[str, Any]) -> bool:
-    """``sylk/search`` params that ask for a line search: mode ``exact`` or ``regex``, or
-    a query (its inline filters aside) written ``/like this/``."""
-    if params.get("mode") in LINE_MODES:
-        return True
-    query = params.get("query")
-    if not isinstance(query, str) or "/" not in query:
-        return False
-    try:
-        return bool(_SLASHED.match(parse_inline(query)[0]))
-    except QueryError:  # (a bad inline filter: the request as it is says so)
-        return False
-
-
-def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings = _DEFAULTS) -> GrepRequest:
-    """A GrepRequest from ``sylk/search`` params (``wants_lines``): ``query`` is the
-    pattern as it is in modes exact and regex; a ``/regex/`` query of another mode may
-    carry inline filters. QueryError names a bad field."""
-    if not isinstance(params, Mapping):
-        raise QueryError("params", "expected an object")
-    query = params.get("query")
-    if not isinstance(query, str) or not query:
-        raise QueryError("query", "required, a non-empty string")
-    mode = params.get("mode", settings.mode)
-    inline = Filters()
-    if mode not in LINE_MODES:
-        text, inline = parse_inline(query)
-        query, mode = _SLASHED.match(text).group(1), "regex"  # type: ignore[union-attr]
-        if inline != line_filters(inline):
-            raise QueryError("query", "a /regex/ query filters by lang:, type:, path:, kind: and package: only")
-    raw = params.get("filters")
-    raw = {} if raw is None else raw
-    if not isinstance(raw, Mapping):
-        raise QueryError("filters", "expected an object")
-    unknown = sorted(set(raw) - set(LINE_FILTERS))
-    if unknown:
-        raise QueryError(f"filters.{unknown[0]}", f"not supported in mode {mode} (supported: {', '.join(LINE_FILTERS)})")
-    filters = Filters(
-        languages=check_values("filters.languages", "languages", _strings("filters.languages", raw.get("languages"))),
-        types=check_values("filters.types", "types", _strings("filters.types", raw.get("types"))),
-        paths=_strings("filters.paths", raw.get("paths")),
-        kinds=check_values("filters.kinds", "kinds", _strings("filters.kinds", raw.get("kinds"))),
-        packages=_strings("filters.packages", raw.get("packages")),
-    ).merged(inline)
-    case = params.get("caseSensitive", "smart")
-    if not any(case is c or (isinstance(c, str) and case == c) for c in CASE_CHOICES):
-        raise QueryError("caseSensitive", f"true, false or \"smart\", got {case!r}")
-    whole = params.get("wholeWord", False)
-    if not isinstance(whole, bool):
-        raise QueryError("wholeWord", "expected true or false")
-    return GrepRequest(
-        query, mode, case, whole, filters,
-        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
-        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
-    )
 
 
 _INLINE = re.compile(
@@ -276,15 +219,6 @@ def check_exported(field: str, value: Any) -> bool | None:
     return value
 
 
-def _time(field: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    try:
-        return parse_time(field, value)
-    except ValueError as exc:
-        raise QueryError(field, str(exc).split(": ", 1)[1]) from None
-
-
 def is_document_type(value: str) -> bool:
     """``value`` can name a virtual document's type: a lower-case name that is neither a
     file type nor a language (documents.py refuses those)."""
@@ -317,26 +251,6 @@ def _roles(field: str, values: Sequence[str]) -> tuple[str, ...]:
     return check_values(field, "roles", values)
 
 
-def _strings(field: str, value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise QueryError(field, "expected a string or a list of strings")
-
-
-def _int(field: str, value: Any, *, low: int, high: int | None = None, default: int | None = None) -> int | None:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise QueryError(field, f"expected an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        raise QueryError(field, f"must be between {low} and {high}" if high is not None else f"must be >= {low}")
-    return value
-
-
 def check_min_score(field: str, value: Any) -> float | None:
     """A relevance floor as the user gave it (``minScore``, ``--min-score``): a number
     from 0 to 1, where 0 and None mean no floor (None); QueryError names ``field``."""
@@ -355,90 +269,6 @@ def from_settings(settings: SearchSettings, query: str, **fields: Any) -> Search
         "weights": Weights(settings.weights.lexical, settings.weights.semantic),
         "min_score": settings.min_score or None}
     return SearchRequest(query=query, **{**defaults, **fields})
-
-
-def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettings = _DEFAULTS) -> SearchRequest:
-    """A SearchRequest from ``sylk/search`` params (camelCase), what they leave out from
-    the settings; QueryError names a bad field."""
-    if not isinstance(params, Mapping):
-        raise QueryError("params", "expected an object")
-    query = params.get("query")
-    if not isinstance(query, str):
-        raise QueryError("query", "required, a string")
-    mode = params.get("mode", settings.mode)
-    if mode not in MODES:
-        raise QueryError("mode", f"one of {', '.join(MODES)}, got {mode!r}")
-    raw = params.get("filters")
-    raw = {} if raw is None else raw
-    if not isinstance(raw, Mapping):
-        raise QueryError("filters", "expected an object")
-    known = {"languages", "types", "paths", "kinds", "packages", "minLines", "maxLines", "roles", "authors",
-             "modifiedAfter", "modifiedBefore", "tags", "exported"}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
-    def known(name: str) -> tuple[str, ...]:
-        return check_values(f"filters.{name}", name, _strings(f"filters.{name}", raw.get(name)))
-    filters = Filters(
-        languages=known("languages"),
-        types=known("types"),
-        paths=_strings("filters.paths", raw.get("paths")),
-        kinds=known("kinds"),
-        packages=_strings("filters.packages", raw.get("packages")),
-        min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
-        max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
-        roles=_roles("filters.roles", _strings("filters.roles", raw.get("roles"))),
-        tags=_strings("filters.tags", raw.get("tags")),
-        authors=_strings("filters.authors", raw.get("authors")),
-        modified_after=_time("filters.modifiedAfter", raw.get("modifiedAfter")),
-        modified_before=_time("filters.modifiedBefore", raw.get("modifiedBefore")),
-        exported=check_exported("filters.exported", raw.get("exported")),
-    )
-    w = params.get("weights")
-    w = {} if w is None else w
-    if not isinstance(w, Mapping):
-        raise QueryError("weights", "expected an object")
-    weights = Weights(
-        lexical=_float("weights.lexical", w.get("lexical"), settings.weights.lexical),
-        semantic=_float("weights.semantic", w.get("semantic"), settings.weights.semantic),
-    )
-    text, inline = parse_inline(query)
-    for flag in ("fuzzy", "facets", "expand", "relatedFiles", "followUps", "summary", "explain"):
-        if flag in params and not isinstance(params[flag], bool):
-            raise QueryError(flag, "expected true or false")
-    group_by = params.get("groupBy")
-    if group_by is not None and group_by not in GROUP_BY:
-        raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}")
-    expand = bool(params.get("expand", False))
-    return from_settings(
-        settings,
-        text,
-        mode=mode,
-        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
-        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
-        filters=filters.merged(inline),
-        fuzzy=bool(params.get("fuzzy", False)),
-        facets=bool(params.get("facets", False)),
-        context_lines=_int("contextLines", params.get("contextLines"), low=0, high=50, default=2),  # type: ignore[arg-type]
-        weights=weights,
-        extra_terms=expand_terms(text) if expand else (),
-        expand=expand,
-        group_by=group_by,
-        related_files=bool(params.get("relatedFiles", False)),
-        follow_ups=bool(params.get("followUps", False)),
-        summary=bool(params.get("summary", False)),
-        explain=bool(params.get("explain", False)),
-        min_score=check_min_score("minScore", params["minScore"]) if "minScore" in params
-        else settings.min_score or None,
-    )
-
-
-def _float(field: str, value: Any, default: float) -> float:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise QueryError(field, f"expected a number >= 0, got {value!r}")
-    return float(value)
 
 
 def parse_time(field: str, value: object) -> int:

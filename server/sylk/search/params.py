@@ -1,0 +1,205 @@
+"""``sylk/search`` params (JSON, camelCase) read into requests: ``request_from_params``
+(a ranked search) and ``line_request_from_params`` (exact and regex search), with one
+QueryError naming the field for anything malformed. The values are checked by query.py's
+rules, the same the inline syntax and the CLI use; MCP tools build these params too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..config import SearchSettings
+from ..model import LINE_MODES
+from .agent import GROUP_BY, expand_terms
+from .query import (
+    CASE_CHOICES,
+    LINE_FILTERS,
+    MODES,
+    Filters,
+    GrepRequest,
+    QueryError,
+    SearchRequest,
+    Weights,
+    check_exported,
+    check_min_score,
+    check_values,
+    from_settings,
+    line_filters,
+    parse_inline,
+    parse_time,
+)
+
+_SLASHED = re.compile(r"^/(.+)/$", re.DOTALL)
+_DEFAULTS = SearchSettings()  # the defaults are the settings' (config.py)
+
+
+def wants_lines(params: Mapping[str, Any]) -> bool:
+    """``sylk/search`` params that ask for a line search: mode ``exact`` or ``regex``, or
+    a query (its inline filters aside) written ``/like this/``."""
+    if params.get("mode") in LINE_MODES:
+        return True
+    query = params.get("query")
+    if not isinstance(query, str) or "/" not in query:
+        return False
+    try:
+        return bool(_SLASHED.match(parse_inline(query)[0]))
+    except QueryError:  # (a bad inline filter: the request as it is says so)
+        return False
+
+
+def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings = _DEFAULTS) -> GrepRequest:
+    """A GrepRequest from ``sylk/search`` params (``wants_lines``): ``query`` is the
+    pattern as it is in modes exact and regex; a ``/regex/`` query of another mode may
+    carry inline filters. QueryError names a bad field."""
+    if not isinstance(params, Mapping):
+        raise QueryError("params", "expected an object")
+    query = params.get("query")
+    if not isinstance(query, str) or not query:
+        raise QueryError("query", "required, a non-empty string")
+    mode = params.get("mode", settings.mode)
+    inline = Filters()
+    if mode not in LINE_MODES:
+        text, inline = parse_inline(query)
+        query, mode = _SLASHED.match(text).group(1), "regex"  # type: ignore[union-attr]
+        if inline != line_filters(inline):
+            raise QueryError("query", "a /regex/ query filters by lang:, type:, path:, kind: and package: only")
+    raw = params.get("filters")
+    raw = {} if raw is None else raw
+    if not isinstance(raw, Mapping):
+        raise QueryError("filters", "expected an object")
+    unknown = sorted(set(raw) - set(LINE_FILTERS))
+    if unknown:
+        raise QueryError(f"filters.{unknown[0]}", f"not supported in mode {mode} (supported: {', '.join(LINE_FILTERS)})")
+    filters = Filters(
+        languages=check_values("filters.languages", "languages", _strings("filters.languages", raw.get("languages"))),
+        types=check_values("filters.types", "types", _strings("filters.types", raw.get("types"))),
+        paths=_strings("filters.paths", raw.get("paths")),
+        kinds=check_values("filters.kinds", "kinds", _strings("filters.kinds", raw.get("kinds"))),
+        packages=_strings("filters.packages", raw.get("packages")),
+    ).merged(inline)
+    case = params.get("caseSensitive", "smart")
+    if not any(case is c or (isinstance(c, str) and case == c) for c in CASE_CHOICES):
+        raise QueryError("caseSensitive", f"true, false or \"smart\", got {case!r}")
+    whole = params.get("wholeWord", False)
+    if not isinstance(whole, bool):
+        raise QueryError("wholeWord", "expected true or false")
+    return GrepRequest(
+        query, mode, case, whole, filters,
+        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
+        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
+    )
+
+
+def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettings = _DEFAULTS) -> SearchRequest:
+    """A SearchRequest from ``sylk/search`` params (camelCase), what they leave out from
+    the settings; QueryError names a bad field."""
+    if not isinstance(params, Mapping):
+        raise QueryError("params", "expected an object")
+    query = params.get("query")
+    if not isinstance(query, str):
+        raise QueryError("query", "required, a string")
+    mode = params.get("mode", settings.mode)
+    if mode not in MODES:
+        raise QueryError("mode", f"one of {', '.join(MODES)}, got {mode!r}")
+    raw = params.get("filters")
+    raw = {} if raw is None else raw
+    if not isinstance(raw, Mapping):
+        raise QueryError("filters", "expected an object")
+    known = {"languages", "types", "paths", "kinds", "packages", "minLines", "maxLines", "roles", "authors",
+             "modifiedAfter", "modifiedBefore", "tags", "exported"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
+    def known(name: str) -> tuple[str, ...]:
+        return check_values(f"filters.{name}", name, _strings(f"filters.{name}", raw.get(name)))
+    filters = Filters(
+        languages=known("languages"),
+        types=known("types"),
+        paths=_strings("filters.paths", raw.get("paths")),
+        kinds=known("kinds"),
+        packages=_strings("filters.packages", raw.get("packages")),
+        min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
+        max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
+        roles=check_values("filters.roles", "roles", _strings("filters.roles", raw.get("roles"))),
+        tags=_strings("filters.tags", raw.get("tags")),
+        authors=_strings("filters.authors", raw.get("authors")),
+        modified_after=_time("filters.modifiedAfter", raw.get("modifiedAfter")),
+        modified_before=_time("filters.modifiedBefore", raw.get("modifiedBefore")),
+        exported=check_exported("filters.exported", raw.get("exported")),
+    )
+    w = params.get("weights")
+    w = {} if w is None else w
+    if not isinstance(w, Mapping):
+        raise QueryError("weights", "expected an object")
+    weights = Weights(
+        lexical=_float("weights.lexical", w.get("lexical"), settings.weights.lexical),
+        semantic=_float("weights.semantic", w.get("semantic"), settings.weights.semantic),
+    )
+    text, inline = parse_inline(query)
+    for flag in ("fuzzy", "facets", "expand", "relatedFiles", "followUps", "summary", "explain"):
+        if flag in params and not isinstance(params[flag], bool):
+            raise QueryError(flag, "expected true or false")
+    group_by = params.get("groupBy")
+    if group_by is not None and group_by not in GROUP_BY:
+        raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}")
+    expand = bool(params.get("expand", False))
+    return from_settings(
+        settings,
+        text,
+        mode=mode,
+        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
+        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
+        filters=filters.merged(inline),
+        fuzzy=bool(params.get("fuzzy", False)),
+        facets=bool(params.get("facets", False)),
+        context_lines=_int("contextLines", params.get("contextLines"), low=0, high=50, default=2),  # type: ignore[arg-type]
+        weights=weights,
+        extra_terms=expand_terms(text) if expand else (),
+        expand=expand,
+        group_by=group_by,
+        related_files=bool(params.get("relatedFiles", False)),
+        follow_ups=bool(params.get("followUps", False)),
+        summary=bool(params.get("summary", False)),
+        explain=bool(params.get("explain", False)),
+        min_score=check_min_score("minScore", params["minScore"]) if "minScore" in params
+        else settings.min_score or None,
+    )
+
+
+def _float(field: str, value: Any, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise QueryError(field, f"expected a number >= 0, got {value!r}")
+    return float(value)
+
+
+def _strings(field: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise QueryError(field, "expected a string or a list of strings")
+
+
+def _int(field: str, value: Any, *, low: int, high: int | None = None, default: int | None = None) -> int | None:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QueryError(field, f"expected an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        raise QueryError(field, f"must be between {low} and {high}" if high is not None else f"must be >= {low}")
+    return value
+
+
+def _time(field: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_time(field, value)
+    except ValueError as exc:
+        raise QueryError(field, str(exc).split(": ", 1)[1]) from None
