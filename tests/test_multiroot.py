@@ -106,3 +106,21 @@ async def test_folders_added_and_removed_while_running(tmp_path: Path, workspace
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+def test_a_folder_that_only_says_why_it_found_nothing_is_quiet_when_another_found_hits():
+    """Merged over folders: the relevance floor's (or an unknown package's) message of a
+    folder with no hits is left out when another folder has hits, never a message about
+    an index that is not complete; with no hits anywhere every message stays."""
+    from sylk.search.merge import merge_results
+    from sylk.search.results import Hit, IndexState, SearchResult
+
+    ready, pending = IndexState(3, 3, 3, 0, True), IndexState(3, 3, 0, 3, False)
+    hit = Hit(1, "a.py", "python", "source_code", "function", "f", "", 0, 1, 0.5, None, 1)
+    floor = "nothing is close enough in meaning: below the relevance floor 0.35"
+    found = SearchResult("q", "semantic", 1.0, 1, [hit], {}, ready)
+    empty = SearchResult("q", "semantic", 1.0, 0, [], {}, ready, floor)
+    waiting = SearchResult("q", "semantic", 1.0, 0, [], {}, pending, "semantic search is not ready yet")
+    merged = merge_results([found, empty, waiting], 0, 10).result
+    assert merged.hits == [hit] and merged.message == "semantic search is not ready yet"
+    assert merge_results([empty, waiting], 0, 10).result.message == f"{floor}; semantic search is not ready yet"

@@ -38,7 +38,9 @@ class MergedResult:
 
 def merge_results(parts: Sequence[SearchResult], offset: int, limit: int) -> MergedResult:
     """Hits by score (a folder's order kept among equal scores), then the page; counts,
-    facets and the index summed; the slowest folder's time; every folder's message."""
+    facets and the index summed; the slowest folder's time; every folder's message, but
+    when some folder found hits, not the message of a folder that only says why it found
+    none (the relevance floor, a package it does not hold: its index is complete)."""
     ranked: list[tuple[int, Hit]] = sorted(((i, h) for i, p in enumerate(parts) for h in p.hits),
                                            key=lambda ih: -ih[1].score)
     page = ranked[offset:offset + limit]
@@ -50,8 +52,15 @@ def merge_results(parts: Sequence[SearchResult], offset: int, limit: int) -> Mer
                 counts[value] += n
     result = SearchResult(parts[0].query, parts[0].mode, max(p.took_ms for p in parts),
                           sum(p.total_hits for p in parts), [h for _i, h in page],
-                          {name: c.most_common() for name, c in facets.items()}, _index(parts), _messages(parts))
+                          {name: c.most_common() for name, c in facets.items()}, _index(parts),
+                          _messages([p for p in parts if not _why_none(p)] if ranked else parts))
     return MergedResult(result, tuple(i for i, _h in page))
+
+
+def _why_none(part: SearchResult) -> bool:
+    """A folder's answer with no hits whose index is complete: its message can only say
+    why it found nothing."""
+    return not part.total_hits and part.index.ready and not part.index.indexing
 
 
 @attrs.frozen
