@@ -220,3 +220,11 @@ async def test_packages_through_mcp(root: Path, _isolated_index: Path):
         assert [h["path"] for h in lines["hits"]] == ["gosvc/internal/db/db.go"]
         error = await mcp_call_error(s, "search_code", query="ledger", packages="shop")
         assert "packages" in error
+
+
+def test_an_edit_that_keeps_the_package_parses_nothing_again(ws: Workspace, root: Path):
+    """Saving an __init__.py or a package.json whose name stays re-indexes only that file."""
+    (root / "pylib/shop/__init__.py").write_text('"""The shop."""\n', encoding="utf-8")
+    (root / "web/package.json").write_text('{"name": "@acme/web", "version": "1.0.1"}\n', encoding="utf-8")
+    report = ws.index()
+    assert (report.added, report.changed) == (0, 2)  # the two files themselves

@@ -20,7 +20,7 @@ import attrs
 from ..config import Settings
 from ..ingest import gitsync, scan
 from ..ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES, IgnoreMatcher, find_git
-from ..ingest.packages import PACKAGE_FILES
+from ..ingest.packages import PACKAGE_FILES, package_of
 from ..model import is_virtual
 from ..store.layout import SCHEMA_VERSION
 from ..store.manifest import FileRecord, Manifest
@@ -42,10 +42,12 @@ class Plan:
     git: gitsync.GitState | None = None  # the git state to record at the end
 
 
-def _repackage(plan: Plan) -> None:
+def _repackage(root: Path, plan: Plan) -> None:
     """Files whose package (ingest.packages) an added, changed or deleted ``go.mod``,
-    ``package.json``, ``Cargo.toml`` or ``__init__.py`` may change, parsed again: the
-    files of that language in its folder and below it (a rare, small cost)."""
+    ``package.json``, ``Cargo.toml`` or ``__init__.py`` changed, parsed again: those of
+    its language in its folder and below whose package, found now, is not the one
+    indexed (an edit that keeps the name, a docstring in an ``__init__.py``, costs a
+    stat or two per file and parses nothing)."""
     moved = [rel for rel in [e.rel for e, _h in plan.todo] + plan.deleted if rel.rpartition("/")[2] in PACKAGE_FILES]
     if not moved:
         return
@@ -55,11 +57,15 @@ def _repackage(plan: Plan) -> None:
         prefix = folder + "/" if folder else ""
         languages = PACKAGE_FILES[name]
         for rel, rec in plan.known.items():
-            if rel not in queued and rel.startswith(prefix) and rec.lang in languages:
-                plan.todo.append((scan.FileEntry(rel, rec.size, rec.mtime_ns), None))  # (no hash: parsed again)
-                queued.add(rel)
-                if plan.full:  # (counted unchanged by the walk)
-                    plan.unchanged -= 1
+            if rel in queued or not rel.startswith(prefix) or rec.lang not in languages:
+                continue
+            # (Go's package clause is in the text, read only without a go.mod: then it differs)
+            if package_of(str(root), rel, rec.lang, b"") == rec.package:
+                continue
+            plan.todo.append((scan.FileEntry(rel, rec.size, rec.mtime_ns), None))  # (no hash: parsed again)
+            queued.add(rel)
+            if plan.full:  # (counted unchanged by the walk)
+                plan.unchanged -= 1
 
 
 class Planner:
@@ -109,7 +115,7 @@ class Planner:
         plan.deleted = [p for p in plan.known if p not in on_disk and not is_virtual(p)]
         plan.skipped = [(s.rel, s.reason) for s in result.skipped] + plan.skipped
         plan.full, plan.git = True, git
-        _repackage(plan)
+        _repackage(self.root, plan)
         return plan
 
     def _compare(self, files: Iterable[scan.FileEntry], known: dict[str, FileRecord]) -> Plan:
@@ -218,7 +224,7 @@ class Planner:
         plan = self._compare(entries.values(), known)
         plan.deleted = sorted(p for p in gone if p in known and p not in entries)
         plan.skipped = skipped + plan.skipped
-        _repackage(plan)
+        _repackage(self.root, plan)
         return plan
 
     def save_sync_state(self, git: gitsync.GitState | None) -> None:
