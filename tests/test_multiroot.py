@@ -121,6 +121,6 @@ def test_a_folder_that_only_says_why_it_found_nothing_is_quiet_when_another_foun
     found = SearchResult("q", "semantic", 1.0, 1, [hit], {}, ready)
     empty = SearchResult("q", "semantic", 1.0, 0, [], {}, ready, floor)
     waiting = SearchResult("q", "semantic", 1.0, 0, [], {}, pending, "semantic search is not ready yet")
-    merged = merge_results([found, empty, waiting], 0, 10).result
+    merged = merge_results([found, empty, waiting], 0, 10, asked=3).result
     assert merged.hits == [hit] and merged.message == "semantic search is not ready yet"
-    assert merge_results([empty, waiting], 0, 10).result.message == f"{floor}; semantic search is not ready yet"
+    assert merge_results([empty, waiting], 0, 10, asked=2).result.message == f"{floor}; semantic search is not ready yet"

@@ -89,7 +89,7 @@ async def run_lines(ls: SylkServer, raw: Any) -> dict[str, Any]:
         return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], empty,
                                                   message="the index is still opening"))
     loop = asyncio.get_running_loop()
-    each = folder_request(req, len(engines))
+    asked, each = len(engines), folder_request(req, len(engines))
     try:
         answers = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, _grep_open, engine, each)
                                          for _f, engine in engines))
@@ -100,8 +100,7 @@ async def run_lines(ls: SylkServer, raw: Any) -> dict[str, Any]:
     if not results:
         return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], empty,
                                                   message="the index is being rebuilt; ask again in a moment"))
-    merged = merge_line_results(results, req.offset if len(results) > 1 else 0,
-                                req.limit if len(results) > 1 else None)
+    merged = merge_line_results(results, req.offset, req.limit, asked)
     return shared.line_result_json(merged.result, [wire.line_hit_to_wire(engines[i][0].root, h)
                                                    for h, i in zip(merged.result.hits, merged.folders, strict=True)])
 
@@ -122,17 +121,14 @@ def setup(server: SylkServer) -> None:
         loop = asyncio.get_running_loop()
         if req.follow_ups and not req.facets:  # refinements are read from the facets
             req = attrs.evolve(req, facets=True)
-        each = folder_request(req, len(engines))  # several: merged by score, then the page
+        asked, each = len(engines), folder_request(req, len(engines))  # several: merged by score, then the page
         answers = await asyncio.gather(*(loop.run_in_executor(ls.thread_pool, _search_open, engine, each)
                                          for _f, engine in engines))
         engines = [e for e, r in zip(engines, answers, strict=True) if r is not None]
         results = [r for r in answers if r is not None]
         if not results:
             return _not_open(raw.get("query", ""), req.mode, "the index is being rebuilt; ask again in a moment")
-        if len(results) == 1:
-            merged = MergedResult(results[0], (0,) * len(results[0].hits))
-        else:
-            merged = merge_results(results, req.offset, req.limit)
+        merged = merge_results(results, req.offset, req.limit, asked)
         result = merged.result
         docs = [_documents(e) for _f, e in engines]
         out = shared.result_json(result, [wire.hit_to_wire(engines[i][0].root, h, docs[i])

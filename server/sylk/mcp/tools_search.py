@@ -96,17 +96,13 @@ def _each(engines: Engines, run: Callable[[Workspace], T]) -> tuple[Engines, lis
 def _search(engines: Engines, req: SearchRequest) -> tuple[Engines, MergedResult]:
     each = folder_request(req, len(engines))
     answered, results = _each(engines, lambda e: e.search(each))
-    if len(results) == 1:
-        return answered, MergedResult(results[0], (0,) * len(results[0].hits))
-    return answered, merge_results(results, req.offset, req.limit)
+    return answered, merge_results(results, req.offset, req.limit, len(engines))
 
 
 def _grep(engines: Engines, req: GrepRequest) -> tuple[Engines, MergedLines]:
     each = folder_request(req, len(engines))
     answered, results = _each(engines, lambda e: e.grep(each))
-    if len(results) == 1:
-        return answered, MergedLines(results[0], (0,) * len(results[0].hits))
-    return answered, merge_line_results(results, req.offset, req.limit)
+    return answered, merge_line_results(results, req.offset, req.limit, len(engines))
 
 
 def _semantic_state(engines: Engines) -> tuple[str, str | None]:

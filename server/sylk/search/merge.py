@@ -36,11 +36,15 @@ class MergedResult:
     folders: tuple[int, ...]
 
 
-def merge_results(parts: Sequence[SearchResult], offset: int, limit: int) -> MergedResult:
-    """Hits by score (a folder's order kept among equal scores), then the page; counts,
-    facets and the index summed; the slowest folder's time; every folder's message, but
-    when some folder found hits, not the message of a folder that only says why it found
-    none (the relevance floor, a package it does not hold: its index is complete)."""
+def merge_results(parts: Sequence[SearchResult], offset: int, limit: int, asked: int) -> MergedResult:
+    """The answers of the ``asked`` folders that answered (``folder_request``): one folder
+    asked answered the request itself, and its result is the page. Else hits by score (a
+    folder's order kept among equal scores), then the page; counts, facets and the index
+    summed; the slowest folder's time; every folder's message, but when some folder found
+    hits, not the message of a folder that only says why it found none (the relevance
+    floor, a package it does not hold: its index is complete)."""
+    if asked <= 1:
+        return MergedResult(parts[0], (0,) * len(parts[0].hits))
     ranked: list[tuple[int, Hit]] = sorted(((i, h) for i, p in enumerate(parts) for h in p.hits),
                                            key=lambda ih: -ih[1].score)
     page = ranked[offset:offset + limit]
@@ -72,9 +76,13 @@ class MergedLines:
     folders: tuple[int, ...]
 
 
-def merge_line_results(parts: Sequence[GrepResult], offset: int, limit: int | None) -> MergedLines:
-    """The folders' matching lines one folder after the other (each asked for its first
-    offset+limit), then the page; counts summed, lower bound or partial if any part is."""
+def merge_line_results(parts: Sequence[GrepResult], offset: int, limit: int | None, asked: int) -> MergedLines:
+    """The answers of the ``asked`` folders that answered (``folder_request``): one folder
+    asked answered the request itself. Else the folders' matching lines one folder after
+    the other (each asked for its first offset+limit), then the page; counts summed,
+    lower bound or partial if any part is."""
+    if asked <= 1:
+        return MergedLines(parts[0], (0,) * len(parts[0].hits))
     lines = [(i, h) for i, p in enumerate(parts) for h in p.hits]
     page = lines[offset:None if limit is None else offset + limit]
     first = parts[0]
