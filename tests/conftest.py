@@ -24,9 +24,11 @@ WORKSPACE = FIXTURES / "workspace"
 
 @pytest.fixture(autouse=True)
 def _isolated_index(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own cache dir, so no test sees another's index (or the user's)."""
+    """Every test gets its own cache dir, so no test sees another's index (or the user's),
+    and its own (empty) user config folder, so the user's own config file never applies."""
     cache = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     monkeypatch.delenv("SYLK_INDEX_DIR", raising=False)
     return cache
 
@@ -50,20 +52,39 @@ def server_env(cache: Path) -> dict[str, str]:
     return env
 
 
+def sylk_command(*args: str, cwd: Path | None = None, console_script: bool = False) -> list[str]:
+    """The command line that runs ``sylk ARGS``: ``python -m sylk.cli`` (or, with
+    ``console_script``, the installed ``sylk`` script), started in ``cwd`` when given
+    (``env -C``: pytest-lsp and the MCP client take no working directory)."""
+    exe = [str(Path(sys.executable).parent / "sylk")] if console_script else [sys.executable, "-m", "sylk.cli"]
+    return (["env", "-C", str(cwd)] if cwd is not None else []) + exe + list(args)
+
+
+def run_sylk(*args: str, cache: Path, cwd: Path | None = None, console_script: bool = False,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``sylk ARGS`` as a user runs it in a terminal (in ``cwd``), bounded by TIMEOUT."""
+    return subprocess.run(sylk_command(*args, cwd=cwd, console_script=console_script), capture_output=True,
+                          text=True, env={**server_env(cache), **(env or {})}, stdin=subprocess.DEVNULL,
+                          timeout=TIMEOUT)
+
+
 async def start_lsp(workspace: Path, cache: Path, spec: str, options: Any = None, *,
                     folders: list[Path] | None = None, configuration: dict[Path, Any] | None = None,
-                    result: list[Any] | None = None) -> Any:
+                    result: list[Any] | None = None, cwd: Path | None = None,
+                    console_script: bool = False, env: dict[str, str] | None = None) -> Any:
     """`sylk serve --stdio` for ``workspace`` (or the workspace ``folders``), initialized by
     pytest-lsp's client with the recorded capabilities of the editor ``spec``.
     ``configuration``: what the client answers to workspace/configuration for the section
     ``sylk`` with a folder as ``scopeUri`` (folder -> settings). ``result``: gets the
-    InitializeResult appended."""
+    InitializeResult appended. ``cwd``: the server's working directory (VS Code starts it
+    in the workspace folder); ``env``: more environment variables."""
     from lsprotocol import types
     from pygls.uris import from_fs_path
     from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-    config = ClientServerConfig(server_command=[sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
-                                server_env=server_env(cache))
+    config = ClientServerConfig(server_command=sylk_command("serve", "--stdio", cwd=cwd,
+                                                            console_script=console_script),
+                                server_env={**server_env(cache), **(env or {})})
     client = await config.start()
     assert isinstance(client, LanguageClient)
     roots = folders or [workspace]
@@ -81,15 +102,20 @@ async def start_lsp(workspace: Path, cache: Path, spec: str, options: Any = None
 
 
 @asynccontextmanager
-async def mcp_session(workspace: Path, cache: Path, **client: Any) -> AsyncIterator[Any]:
-    """`sylk mcp` for ``workspace``, driven by the MCP SDK's own client over stdio;
-    ``client``: more arguments of its ClientSession (``list_roots_callback``, ...)."""
+async def mcp_session(workspace: Path, cache: Path, *, cwd: Path | None = None,
+                      env: dict[str, str] | None = None, console_script: bool = False,
+                      **client: Any) -> AsyncIterator[Any]:
+    """`sylk mcp` for ``workspace``, driven by the MCP SDK's own client over stdio (started
+    in ``cwd`` when given, with ``env`` added to its environment); ``client``: more
+    arguments of its ClientSession (``list_roots_callback``, ...); ``console_script``: the
+    installed ``sylk`` script instead of ``python -m sylk.cli``."""
     import anyio
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "sylk.cli", "mcp", str(workspace)],
-                                   env=server_env(cache))
+    command = sylk_command("mcp", str(workspace), console_script=console_script)
+    params = StdioServerParameters(command=command[0], args=command[1:], env={**server_env(cache), **(env or {})},
+                                   cwd=cwd)
     with anyio.fail_after(TIMEOUT):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write, **client) as s:

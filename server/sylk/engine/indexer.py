@@ -11,26 +11,35 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures as cf
-import itertools
+import logging
 import multiprocessing
 import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import attrs
 
 from ..config import Settings
 from ..ingest import scan
-from ..ingest.parsing import Parsed, exit_with_parent, parse_batch, parse_file
+from ..ingest.parsing import ERROR_SKIP, Parsed, exit_with_parent, parse_batch, parse_file
 from ..store.manifest import ChunkRecord, FileRecord, IndexedFile
 from ..store.stores import Stores
 from .planner import Planner
 from .reference_index import ReferenceIndex
 from .symbol_index import SymbolIndex
 
+log = logging.getLogger(__name__)
+
+# The skip reason of the files a parser process failed on (killed, out of memory, a crash
+# in a grammar): they are tried again at the next run.
+WORKER_FAILED = f"{ERROR_SKIP}the parser process failed"
+# The skip reason of a planned file the run got no answer for: never expected, but a run
+# says so rather than report success without the file.
+NOT_PARSED = f"{ERROR_SKIP}not parsed"
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 48
 # Files per task sent to a parse worker, and tasks queued per worker.
@@ -142,7 +151,7 @@ class Indexer:
             last_commit = time.monotonic()
 
         languages = frozenset(self.settings.languages)
-        for parsed in self._parse_all(todo, languages, workers, cancel):
+        for parsed in _accounted(todo, self._parse_all(todo, languages, workers, cancel), cancel):
             done += 1
             rec = known.get(parsed.rel)
             if parsed.skip is not None:
@@ -222,36 +231,66 @@ class Indexer:
             return
         # Then the largest first, so the last batches are small and the workers finish together.
         head = collections.deque(todo[:HEAD_FILES])
-        rest = sorted(todo[HEAD_FILES:], key=lambda t: -t[0].size)
-        queued = _batches(rest)
+        queued: collections.deque[list[tuple[scan.FileEntry, str | None]]] = collections.deque(
+            _batches(sorted(todo[HEAD_FILES:], key=lambda t: -t[0].size)))
         ctx = multiprocessing.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exit_with_parent,
                                     initargs=(os.getpid(),)) as pool:
-            running: set[cf.Future] = set()
+            running: dict[cf.Future, list[tuple[scan.FileEntry, str | None]]] = {}
+            broken = False
             # done as soon as a worker runs (the first batches, the largest files, take seconds):
             # from then on this process leaves the parsing to the workers
             up = pool.submit(os.getpid)
             try:
                 while not cancel.is_set():
+                    if head and up.done():  # the workers are up: they take the rest of the first files too
+                        queued.extendleft(reversed(list(_batches(list(head)))))
+                        head.clear()
                     # a few batches ahead per worker, not all of them: results wait in memory
                     # until this loop takes them, so memory stays flat whatever the tree's size
-                    while len(running) < workers * BATCHES_AHEAD and (batch := next(queued, None)) is not None:
-                        running.add(pool.submit(parse_batch, root, batch, max_size, languages))
-                    if head and not up.done():
+                    while not broken and queued and len(running) < workers * BATCHES_AHEAD:
+                        batch = queued.popleft()
+                        running[pool.submit(parse_batch, root, batch, max_size, languages)] = batch
+                    if head:
                         entry, known_hash = head.popleft()
                         yield parse_file(root, entry, known_hash, max_size, languages)
                         continue
-                    if head:  # the workers are up: they take the rest of the first files too
-                        queued = itertools.chain(_batches(list(head)), queued)
-                        head.clear()
                     if not running:
+                        # with the pool broken, what no worker will parse is parsed here
+                        while broken and queued and not cancel.is_set():
+                            for entry, known_hash in queued.popleft():
+                                yield parse_file(root, entry, known_hash, max_size, languages)
                         break
-                    finished, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                    finished, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
                     for fut in finished:  # in the order they finish: no result waits for a slower one
-                        yield from fut.result()
+                        batch = running.pop(fut)
+                        try:
+                            results = fut.result()
+                        except Exception as exc:  # a worker died (killed, out of memory, a crash in C)
+                            broken = broken or isinstance(exc, BrokenProcessPool)
+                            log.error("a parser process failed on %d files (%s: %s); they are skipped",
+                                      len(batch), type(exc).__name__, exc)
+                            results = [Parsed(e.rel, e.size, e.mtime_ns, skip=WORKER_FAILED) for e, _h in batch]
+                        yield from results
             finally:
                 for fut in running:
                     fut.cancel()
+
+
+def _accounted(todo: list[tuple[scan.FileEntry, str | None]], parsed: Iterable[Parsed],
+               cancel: threading.Event) -> Iterator[Parsed]:
+    """``parsed``, then a NOT_PARSED skip for each file of ``todo`` it left out (unless the
+    run was cancelled): a run covers every file it planned, or says which it did not."""
+    seen: set[str] = set()
+    for p in parsed:
+        seen.add(p.rel)
+        yield p
+    if cancel.is_set():
+        return
+    for entry, _known in todo:
+        if entry.rel not in seen:
+            log.error("%s was planned but not parsed; it is skipped and tried again at the next run", entry.rel)
+            yield Parsed(entry.rel, entry.size, entry.mtime_ns, skip=NOT_PARSED)
 
 
 def _batches(todo: list[tuple[scan.FileEntry, str | None]]) -> Iterator[list[tuple[scan.FileEntry, str | None]]]:

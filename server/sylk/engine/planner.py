@@ -21,6 +21,7 @@ from ..config import Settings
 from ..ingest import gitsync, scan
 from ..ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES, IgnoreMatcher, find_git
 from ..ingest.packages import PACKAGE_FILES, package_of
+from ..ingest.parsing import ERROR_SKIP
 from ..model import is_virtual
 from ..store.layout import SCHEMA_VERSION
 from ..store.manifest import FileRecord, Manifest
@@ -154,7 +155,9 @@ class Planner:
         committed = gitsync.changed_between(self.root, old_head, git.head, git.prefix)
         if committed is None:
             return None
-        candidates = set(committed) | set(git.dirty) | set(old_dirty) | set(touched)
+        # and the files a run could not parse (a parser process failed): they are tried again
+        failed = {rel for rel, reason in self.manifest.skipped() if reason.startswith(ERROR_SKIP)}
+        candidates = set(committed) | set(git.dirty) | set(old_dirty) | set(touched) | failed
         plan = self.paths(sorted(candidates))
         if plan.full:  # an ignore file changed: the walk was done instead
             return plan

@@ -27,6 +27,14 @@ from .lexical_docs import ChunkDocs, quote, quoted_lines
 from .symbols import Symbol, encode_symbols
 
 _WORD = re.compile(r"\w")
+# A test hook, read in parse_batch (a worker) and nowhere else: with SYLK_FAULT_PARSE=<rel>
+# in the environment, the parser process given the file <rel> dies at once, as a worker
+# killed by the system would, so tests can drive a broken pool through a real run.
+# Never set it otherwise.
+FAULT_ENV = "SYLK_FAULT_PARSE"
+# The skip reasons of files that failed for a reason other than their content: the next
+# run tries them again (engine.planner).
+ERROR_SKIP = "error: "
 
 
 class ChunkRow(NamedTuple):
@@ -94,7 +102,7 @@ def _parse(root: str, entry: source_files.FileEntry, known_hash: str | None, max
     except source_files.SkipFile as skip:
         return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=skip.reason), None
     except Exception as exc:  # defensive: a worker must not die on one file
-        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=f"error: {exc}"), None
+        return Parsed(entry.rel, entry.size, entry.mtime_ns, skip=f"{ERROR_SKIP}{exc}"), None
     if known_hash is not None and src.content_hash == known_hash:
         return Parsed(entry.rel, entry.size, entry.mtime_ns, src.content_hash, unchanged=True), None
     lang = language_for_path(entry.rel)
@@ -211,6 +219,9 @@ def parse_batch(root: str, batch: Sequence[tuple[source_files.FileEntry, str | N
     """``parse_file`` of each file of a batch, in a worker. The cyclic garbage collector waits
     meanwhile: parsing makes no reference cycles (reference counting frees all of it), and
     the collector's passes over the objects it makes cost about 1% of a worker's time."""
+    fault = os.environ.get(FAULT_ENV)
+    if fault and any(entry.rel == fault for entry, _h in batch):
+        os._exit(70)  # the test hook: this worker dies as a killed one would
     grams.use_table()
     collecting = gc.isenabled()
     gc.disable()

@@ -1,0 +1,130 @@
+"""A workspace's code never runs, and every file it holds is indexed (issue 29 items 1 and 6).
+
+The workspace holds a module named after every standard-library module (and
+``sitecustomize``/``usercustomize``), each of which writes a marker when imported,
+and enough files to start the parser processes. Sylk runs with its working directory
+inside it, as VS Code starts the server, through every front end: the ``sylk``
+console script, ``python -m sylk.cli``, ``python -P -m sylk.cli``, the language server
+over stdio and MCP. No marker may appear, and every file must be indexed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import (
+    TIMEOUT,
+    eventually,
+    mcp_call,
+    mcp_indexed,
+    mcp_session,
+    mcp_wait_until,
+    run_sylk,
+    server_env,
+    start_lsp,
+    status,
+    symbols,
+    wait_for_progress_end,
+    without_embedding,
+)
+
+# Parsed by worker processes: well past the indexer's POOL_THRESHOLD (48) and HEAD_FILES (64).
+SOURCE_FILES = 120
+# Imported as packages (a folder with __init__.py) rather than as modules.
+PACKAGES = {"logging", "encodings", "json", "concurrent", "importlib", "multiprocessing", "email", "xml",
+            "collections", "asyncio", "sqlite3", "unittest"}
+
+
+def runpy_startup_modules() -> set[str]:
+    """The modules CPython itself imports for ``python -m`` before any code of the module
+    run: found on the working directory first, a workspace shadows them before Sylk's
+    first line runs (only the console script or ``-P`` avoids that), so the ``python -m``
+    case leaves them out."""
+    code = "import runpy, sys; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True,
+                         timeout=TIMEOUT).stdout
+    return {name.partition(".")[0] for name in out.split()}
+
+
+def hostile_workspace(root: Path, markers: Path, leave_out: set[str] = frozenset()) -> int:
+    """``root`` filled with a marker module per standard-library module (but ``leave_out``)
+    and SOURCE_FILES plain files of equal mtime; returns how many files it holds."""
+    markers.mkdir(parents=True, exist_ok=True)
+    names = {n for n in sys.stdlib_module_names if n.isidentifier()} | {"sitecustomize", "usercustomize"}
+    count = 0
+    for name in sorted(names - leave_out):
+        body = (f"import os as _os\nopen({str(markers)!r} + '/{name}-' + str(_os.getpid()), 'w').close()\n"
+                f"def marker_{name}():\n    return {name!r}\n")
+        path = root / name / "__init__.py" if name in PACKAGES else root / f"{name}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+        count += 1
+    for i in range(SOURCE_FILES):
+        (root / f"src_{i:03d}.py").write_text(f"def source_function_{i:03d}(x):\n    return x + {i}\n",
+                                             encoding="utf-8")
+        count += 1
+    without_embedding(root)  # .sylk.toml: one more file, indexed as config
+    return count + 1
+
+
+def fired(markers: Path) -> list[str]:
+    return sorted(p.name for p in markers.iterdir())
+
+
+@pytest.mark.parametrize("start", ["console-script", "python -P -m", "python -m"])
+def test_the_cli_started_inside_a_workspace_imports_none_of_its_modules(tmp_path: Path, _isolated_index: Path,
+                                                                      start: str):
+    root, markers = tmp_path / "ws", tmp_path / "markers"
+    root.mkdir()
+    leave_out = runpy_startup_modules() if start == "python -m" else set()
+    total = hostile_workspace(root, markers, leave_out)
+    env = {"PYTHONSAFEPATH": ""}  # the user's environment does not set it
+    if start == "python -P -m":
+        cmd = [sys.executable, "-P", "-m", "sylk.cli", "index", "--no-embed", "--workers", "2", "."]
+        r = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
+                           env={**server_env(_isolated_index), **env})
+    else:
+        r = run_sylk("index", "--no-embed", "--workers", "2", ".", cache=_isolated_index, cwd=root,
+                     console_script=start == "console-script", env=env)
+    assert r.returncode == 0, r.stderr
+    assert fired(markers) == []
+    st = json.loads(run_sylk("status", "--format", "json", ".", cache=_isolated_index, cwd=root,
+                             console_script=True).stdout)
+    assert (st["files"], st["skipped"]["total"]) == (total, 0), st["skipped"]
+    assert f"{total} added" in r.stdout
+    assert fired(markers) == []
+
+
+async def test_the_language_server_started_inside_a_workspace_imports_none_of_its_modules(
+        tmp_path: Path, _isolated_index: Path):
+    root, markers = tmp_path / "ws", tmp_path / "markers"
+    root.mkdir()
+    total = hostile_workspace(root, markers)
+    client = await start_lsp(root, _isolated_index, "visual-studio-code", {"embedding": {"enabled": False}},
+                             cwd=root, console_script=True, env={"PYTHONSAFEPATH": ""})
+    try:
+        end = await wait_for_progress_end(client)
+        st = await status(client)
+        assert (st.files, st.skipped.total) == (total, 0), (end.message, st)
+        found = await symbols(client, "source_function_119")
+        assert [s.name for s in found][:1] == ["source_function_119"]
+    finally:
+        await client.shutdown_session()
+    assert fired(markers) == []
+
+
+async def test_mcp_started_inside_a_workspace_imports_none_of_its_modules(tmp_path: Path, _isolated_index: Path):
+    root, markers = tmp_path / "ws", tmp_path / "markers"
+    root.mkdir()
+    total = hostile_workspace(root, markers)
+    async with mcp_session(root, _isolated_index, cwd=root, console_script=True, env={"PYTHONSAFEPATH": ""}) as s:
+        st = await mcp_wait_until(s, mcp_indexed, "the first index run")
+        assert st["files"] == total, st
+        hits = await eventually(lambda: mcp_call(s, "search_symbol", query="source_function_000"),
+                                lambda r: bool(r["symbols"]), "the symbol")
+        assert hits["symbols"][0]["name"] == "source_function_000"
+    assert fired(markers) == []
