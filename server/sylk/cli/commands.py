@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import config, steps, wire
 from ..engine import documents
 from ..engine.workspace import Workspace, clear_index, index_exists
+from ..errors import IndexError_
 from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
 from ..search import references
@@ -426,7 +427,10 @@ def _rel_to(root: Path, path: str) -> str:
 
 def cmd_clear(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
-    folder = clear_index(root, settings_for(root))
+    try:
+        folder = clear_index(root, settings_for(root))
+    except IndexError_ as exc:  # a folder that is not Sylk's: nothing removed
+        raise CliError(str(exc)) from exc
     print(f"removed {folder}" if folder else f"no index for {root}")
     return 0
 

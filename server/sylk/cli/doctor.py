@@ -14,7 +14,6 @@ import importlib.metadata
 import importlib.util
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -25,6 +24,8 @@ from pathlib import Path
 import attrs
 
 from .. import __version__, config
+from ..ingest.gitsync import git_executable, run_git
+from ..store.layout import FolderState, folder_state
 from .args import workspace_root
 from .render import human_size
 
@@ -135,6 +136,10 @@ def _nearest_existing(path: Path) -> Path:
 
 def check_index_folder(root: Path, settings: config.Settings) -> Check:
     folder = config.index_dir_for(root, settings)
+    state = folder_state(folder)
+    if state.state is FolderState.FOREIGN:  # nothing is written there, not even the probe below
+        return Check("index folder", False, state.why or str(folder),
+                     fix="set indexDir (or SYLK_INDEX_DIR) to an empty folder, or unset it")
     base = _nearest_existing(folder)
     where = str(folder) if base == folder else f"{folder} (not created yet; checked {base})"
     if not base.is_dir():
@@ -155,15 +160,15 @@ def check_index_folder(root: Path, settings: config.Settings) -> Check:
 
 
 def check_git() -> Check:
-    git = shutil.which("git")
+    git = git_executable()
     if git is None:
         return Check("git", False, "git is not on PATH: start-up checks walk the whole tree, and the "
                      "author/date filters and commit search are off", required=False,
                      fix="install git (apt-get install git, brew install git, ...)")
-    out = subprocess.run([git, "--version"], capture_output=True, text=True, timeout=10)
-    version = out.stdout.strip().removeprefix("git version ") or "unknown version"
-    return Check("git", out.returncode == 0, f"git {version} ({git})", required=False,
-                 fix=None if out.returncode == 0 else "reinstall git")
+    out = run_git(None, "--version", timeout=10)
+    version = (out or b"").decode("utf-8", "replace").strip().removeprefix("git version ") or "unknown version"
+    return Check("git", out is not None, f"git {version} ({git})", required=False,
+                 fix=None if out is not None else "reinstall git")
 
 
 def _inotify_limit() -> int | None:

@@ -15,12 +15,11 @@ the watcher, progress) belong to the service and the front ends, not here.
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import attrs
@@ -42,7 +41,7 @@ from ..search.relocate import Relocator
 from ..search.results import IndexState, SearchResult
 from ..search.symbol_search import SymbolFilter, SymbolHit, SymbolTable
 from ..store import integrity
-from ..store.layout import MANIFEST_FILE
+from ..store.layout import MANIFEST_FILE, FolderState, folder_state, remove_layout
 from ..store.lexical import LexicalIndex
 from ..store.manifest import Manifest
 from ..store.stores import Stores
@@ -408,12 +407,22 @@ def semantic_state(settings: Settings, ws: Workspace | None) -> str:
 
 
 def clear_index(root: Path, settings: Settings | None = None) -> Path | None:
-    """Remove a workspace's index folder without opening it; returns it if it existed."""
+    """Remove a workspace's index without opening it: only the names of Sylk's layout
+    (store.layout), then the folder itself if that left it empty. Returns the folder if
+    it existed. A folder that is not Sylk's is refused (IndexError_), nothing touched."""
     folder = index_dir_for(root.resolve(), settings or Settings())
-    if folder.exists():
-        shutil.rmtree(folder)
-        return folder
-    return None
+    check = folder_state(folder)
+    if check.state is FolderState.MISSING:
+        return None
+    if check.refused:
+        raise IndexError_(f"not cleared: {check.why}")
+    failed = remove_layout(folder)
+    if failed:
+        raise IndexError_(f"the index in {folder} was not cleared: {', '.join(failed)} could not be removed")
+    if not folder.is_symlink():
+        with suppress(OSError):
+            folder.rmdir()  # only when nothing else is in it
+    return folder
 
 
 def index_exists(root: Path, settings: Settings | None = None) -> bool:

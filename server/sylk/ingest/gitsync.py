@@ -1,4 +1,5 @@
-"""What git says changed in a work tree: the start-up fast path.
+"""What git says changed in a work tree: the start-up fast path; and the one door
+through which Sylk runs git at all (``run_git``, ``open_git``).
 
 When the workspace is (inside) a git repository, the files that can differ from
 what the index saw at its last complete run are the union of
@@ -16,6 +17,16 @@ paths are stat()ed, and hashed or parsed when they differ. Any doubt (no git,
 no commit, the old commit gone, submodules, settings changed) means the caller
 walks the whole tree instead. git runs with ``GIT_OPTIONAL_LOCKS=0`` so it never
 takes the repository's index lock from under the user's own git commands.
+
+A repository is data from a stranger: its ``.git/config`` and ``.gitattributes`` can
+name programs for git to run (an fsmonitor hook, hooks, clean/smudge/process filters,
+diff drivers, a pager, gpg to check signatures, credential helpers, ssh, remote
+helpers fetching a partial clone's missing objects). ``open_git`` runs every git
+command with all of them switched off at command scope, above every config file,
+through ``GIT_CONFIG_COUNT`` (which git hands on to the git processes it starts
+itself), and with every transport refused (``GIT_ALLOW_PROTOCOL`` empty), so git
+never runs a program a repository names and never touches the network. Nothing
+else in Sylk starts git.
 """
 
 from __future__ import annotations
@@ -23,11 +34,149 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import attrs
 
 TIMEOUT_S = 20.0
+
+
+@attrs.frozen
+class ConfigOverride:
+    """One config variable set at command scope (where it beats every config file)."""
+    key: str
+    value: str
+
+
+# What a repository's config can make Sylk's git commands run, each set to a value
+# that runs nothing. An empty program makes git fail to start "" (no program runs);
+# a feature switched off never gets that far.
+NOTHING_RUNS = (
+    ConfigOverride("core.fsmonitor", "false"),  # a hook program git runs before status
+    ConfigOverride("core.hooksPath", "/dev/null"),  # no folder holds a hook (post-index-change, ...)
+    ConfigOverride("core.pager", "cat"),  # git's own "no pager" (--no-pager also beats pager.<cmd>)
+    ConfigOverride("diff.external", ""),
+    ConfigOverride("log.showSignature", "false"),  # git log would run gpg on a signed commit
+    ConfigOverride("gpg.program", ""),
+    ConfigOverride("gpg.openpgp.program", ""),
+    ConfigOverride("gpg.x509.program", ""),
+    ConfigOverride("gpg.ssh.program", ""),
+    ConfigOverride("credential.helper", ""),  # an empty value empties the list of helpers
+    ConfigOverride("core.askPass", ""),
+    ConfigOverride("core.sshCommand", ""),
+    ConfigOverride("core.alternateRefsCommand", ""),
+    ConfigOverride("protocol.allow", "never"),  # (GIT_ALLOW_PROTOCOL also beats protocol.<name>.allow)
+)
+
+
+@attrs.frozen
+class DriverOverrides:
+    """Variables of a section whose entries are named (``filter.<name>.clean``): for every
+    name any config file defines, ``values`` (variable -> value) set at command scope."""
+    section: str
+    values: Mapping[str, str]
+
+    def overrides(self, key: str) -> list[ConfigOverride]:
+        """What to set for one listed config key (``section.name.variable``); none when
+        the key is not a named entry of this section."""
+        section, dot, rest = key.partition(".")
+        name, dot2, _variable = rest.rpartition(".")
+        if section.lower() != self.section or not dot or not dot2 or not name:
+            return []
+        return [ConfigOverride(f"{self.section}.{name}.{var}", value) for var, value in self.values.items()]
+
+
+# Named entries that run programs. Filters: an empty clean/process runs nothing, and
+# ``required`` false keeps git from failing the file for it.
+NAMED_DRIVERS = (
+    DriverOverrides("filter", {"clean": "", "smudge": "", "process": "", "required": "false"}),
+    DriverOverrides("diff", {"command": "", "textconv": ""}),
+    DriverOverrides("merge", {"driver": ""}),
+    DriverOverrides("credential", {"helper": ""}),  # credential.<url>.helper
+    DriverOverrides("protocol", {"allow": "never"}),  # protocol.<name>.allow beats protocol.allow
+)
+
+
+def git_executable() -> str | None:
+    """The git program Sylk runs (the one on PATH), or None without git."""
+    return shutil.which("git")
+
+
+# The user's git variables that only say where their own config is and where the search
+# for a repository stops: kept. Every other GIT_* variable of the user's shell (GIT_DIR,
+# GIT_INDEX_FILE, a pager, an external diff, an ssh command, -c settings) is not.
+USER_GIT_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES")
+
+
+def _environment(overrides: Iterable[ConfigOverride]) -> dict[str, str]:
+    """git's environment: the user's, less their GIT_* variables (but USER_GIT_VARIABLES),
+    plus ``overrides`` at command scope; no index lock taken from the user, C messages, no
+    prompt and no transport."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in USER_GIT_VARIABLES}
+    env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0",
+               GIT_ALLOW_PROTOCOL="",  # an empty list of allowed transports: every fetch is refused
+               GIT_NO_LAZY_FETCH="1")  # (git 2.45 and later) a partial clone fetches nothing missing
+    listed = list(overrides)
+    env["GIT_CONFIG_COUNT"] = str(len(listed))
+    for i, o in enumerate(listed):
+        env[f"GIT_CONFIG_KEY_{i}"] = o.key
+        env[f"GIT_CONFIG_VALUE_{i}"] = o.value
+    return env
+
+
+def _start(argv: list[str], overrides: Iterable[ConfigOverride]) -> subprocess.Popen[bytes] | None:
+    try:
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                env=_environment(overrides))
+    except (OSError, ValueError):
+        return None
+
+
+def _output(proc: subprocess.Popen[bytes] | None, timeout: float) -> bytes | None:
+    """What ``proc`` wrote when it succeeded within ``timeout``; None otherwise."""
+    if proc is None:
+        return None
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.SubprocessError:
+        proc.kill()
+        proc.wait()
+        return None
+    return out if proc.returncode == 0 else None
+
+
+def _named_overrides(listing: bytes) -> list[ConfigOverride]:
+    """The overrides for every named driver in ``git config --list --name-only -z``."""
+    keys = listing.decode("utf-8", "surrogateescape").split("\0")
+    found = {o.key: o for key in keys for rule in NAMED_DRIVERS for o in rule.overrides(key)}
+    return list(found.values())
+
+
+def open_git(root: Path | None, *args: str) -> subprocess.Popen[bytes] | None:
+    """``git ARGS`` started in ``root`` (None: no repository, e.g. ``--version``) with
+    what a repository's config can execute switched off (see the module's docstring):
+    the one way Sylk starts git. Its stdout is a pipe; None without git, or when its
+    config cannot be listed (then what to switch off is unknown)."""
+    exe = git_executable()
+    if exe is None:
+        return None
+    where = [] if root is None else ["-C", str(root)]
+    overrides = list(NOTHING_RUNS)
+    if root is not None:
+        # filters and diff drivers have names: list every config key git sees here
+        listing = _output(_start([exe, "--no-pager", *where, "config", "--list", "--name-only", "-z"], overrides),
+                          TIMEOUT_S)
+        if listing is None:
+            return None
+        overrides += _named_overrides(listing)
+    return _start([exe, "--no-pager", *where, *args], overrides)
+
+
+def run_git(root: Path | None, *args: str, timeout: float = TIMEOUT_S) -> bytes | None:
+    """The output of ``git ARGS`` run in ``root`` through ``open_git``; None when git is
+    missing, fails or takes longer than ``timeout`` seconds."""
+    return _output(open_git(root, *args), timeout)
 
 
 @attrs.frozen
@@ -39,26 +188,6 @@ class GitState:
     opaque: bool
 
 
-def _env() -> dict[str, str]:
-    """git's environment: no index lock taken from the user, C messages, the root's own repository."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    return env
-
-
-def _git(root: Path, *args: str) -> bytes | None:
-    exe = shutil.which("git")
-    if exe is None:
-        return None
-    try:
-        out = subprocess.run([exe, "-C", str(root), *args], capture_output=True, timeout=TIMEOUT_S, env=_env(),
-                             stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout if out.returncode == 0 else None
-
-
 def _relative(paths: list[str], prefix: str) -> list[str]:
     n = len(prefix)
     return [p[n:] for p in paths if p.startswith(prefix) and len(p) > n]
@@ -67,21 +196,36 @@ def _relative(paths: list[str], prefix: str) -> list[str]:
 def state(root: Path) -> GitState | None:
     """The work tree's state, or None when ``root`` is not in a git repository with a
     commit (or git is missing)."""
-    out = _git(root, "rev-parse", "--show-toplevel", "--show-prefix", "HEAD")
+    out = run_git(root, "rev-parse", "--show-toplevel", "--show-prefix", "HEAD")
     if out is None:
         return None
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) < 3 or len(lines[2]) < 40:
         return None
     top, prefix, head = lines[0], lines[1], lines[2].strip()
-    status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-                  "--ignore-submodules=none", "--", ".")
+    # git never looks into a submodule's work tree (it would run git there, under the
+    # submodule's own config, whose filters have names only it lists; "dirty" still shows
+    # a submodule added or moved to another commit): a work tree holding one is opaque
+    status = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+                     "--ignore-submodules=dirty", "--", ".")
     if status is None:
         return None
     paths = [e[3:] for e in status.decode("utf-8", "surrogateescape").split("\0") if len(e) > 3]
-    opaque = any(p.endswith("/") for p in paths) or os.path.exists(os.path.join(top, ".gitmodules"))
+    nested = any(p.endswith("/") for p in paths) or os.path.exists(os.path.join(top, ".gitmodules"))
+    opaque = nested or _holds_submodule(root)
+    if opaque is None:
+        return None
     dirty = sorted({p.rstrip("/") for p in _relative(paths, prefix)})
     return GitState(head, prefix, tuple(dirty), opaque)
+
+
+def _holds_submodule(root: Path) -> bool | None:
+    """Whether HEAD holds a submodule (a gitlink) under ``root``, one that no .gitmodules
+    names included; None when git cannot tell."""
+    out = run_git(root, "ls-tree", "-r", "-d", "-z", "HEAD", "--", ".")  # -d: the folders and gitlinks only
+    if out is None:
+        return None
+    return any(entry.startswith(b"160000 ") for entry in out.split(b"\0"))
 
 
 @attrs.frozen
@@ -94,7 +238,7 @@ class GitDirs:
 
 def git_dirs(root: Path) -> GitDirs | None:
     """The git folders of the repository holding ``root``; None outside one (or without git)."""
-    out = _git(root, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+    out = run_git(root, "rev-parse", "--absolute-git-dir", "--git-common-dir")
     if out is None:
         return None
     lines = out.decode("utf-8", "surrogateescape").split("\n")
@@ -109,7 +253,7 @@ def changed_between(root: Path, old: str, new: str, prefix: str) -> list[str] | 
     (e.g. the old commit was garbage-collected)."""
     if old == new:
         return []
-    out = _git(root, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", old, new, "--", ".")
+    out = run_git(root, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", old, new, "--", ".")
     if out is None:
         return None
     return _relative([p for p in out.decode("utf-8", "surrogateescape").split("\0") if p], prefix)
@@ -127,7 +271,7 @@ MAX_COMMITS = 20_000  # history walked for per-file metadata; older files stay w
 
 def tracked_files(root: Path, prefix: str) -> set[str] | None:
     """Workspace-relative paths git tracks under ``root``."""
-    out = _git(root, "ls-files", "-z", "--", ".")
+    out = run_git(root, "ls-files", "-z", "--", ".")
     if out is None:
         return None
     # ls-files prints paths relative to the current directory (the root)
@@ -137,18 +281,14 @@ def tracked_files(root: Path, prefix: str) -> set[str] | None:
 def last_commits(root: Path, prefix: str, wanted: set[str], max_commits: int = MAX_COMMITS) -> dict[str, FileCommit]:
     """The last commit that touched each of ``wanted`` (workspace-relative paths), from one
     ``git log`` walk that stops once all are found (or after ``max_commits``)."""
-    exe = shutil.which("git")
-    if exe is None or not wanted:
+    if not wanted:
         return {}
-    args = [exe, "-C", str(root), "log", "-z", "--no-renames", "--name-only", "--no-merges",
-            f"--max-count={max_commits}", "--format=%x01%H%x1f%an%x1f%ct", "--", "."]
+    proc = open_git(root, "log", "-z", "--no-renames", "--name-only", "--no-merges", f"--max-count={max_commits}",
+                    "--format=%x01%H%x1f%an%x1f%ct", "--", ".")
+    if proc is None:
+        return {}
     found: dict[str, FileCommit] = {}
     left = set(wanted)
-    try:
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                env=_env())
-    except OSError:
-        return {}
     assert proc.stdout is not None
     n = len(prefix)
     buf = b""
@@ -203,8 +343,8 @@ def commits(root: Path, prefix: str, since: str | None, head: str, max_commits: 
     """Commits reachable from ``head`` and not from ``since`` (all, up to ``max_commits``,
     when ``since`` is None) that touched the workspace, newest first; None if git cannot tell."""
     span = f"{since}..{head}" if since else head
-    out = _git(root, "log", "-z", "--no-renames", "--name-only", f"--max-count={max_commits}",
-               "--format=%x01%H%x1f%an%x1f%ct%x1f%B%x1d", span, "--", ".")
+    out = run_git(root, "log", "-z", "--no-renames", "--name-only", f"--max-count={max_commits}",
+                  "--format=%x01%H%x1f%an%x1f%ct%x1f%B%x1d", span, "--", ".")
     if out is None:
         return None
     n = len(prefix)
@@ -227,4 +367,4 @@ def commits(root: Path, prefix: str, since: str | None, head: str, max_commits: 
 
 
 def is_ancestor(root: Path, old: str, new: str) -> bool:
-    return _git(root, "merge-base", "--is-ancestor", old, new) is not None
+    return run_git(root, "merge-base", "--is-ancestor", old, new) is not None

@@ -144,4 +144,6 @@ class Folder(ServedFolder):
                                "message": engine.semantic_message}
         if service.last_report is not None:
             out["lastRun"] = service.last_report.summary()
+        elif engine is None and service.open_error:  # the index could not be opened (a folder not Sylk's, ...)
+            out["lastRun"] = f"not indexed: {service.open_error}"
         return out

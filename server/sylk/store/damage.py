@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import sqlite3
 import struct
 import time
@@ -25,8 +24,22 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IndexError_, first_line
-from .embedding_cache import EmbeddingCache
-from .layout import LOCK_FILE, MANIFEST_FILE, META_FILE, VECTORS_DIR
+from .layout import (
+    CORRUPT_SUFFIX,
+    LOCK_FILE,
+    MANIFEST_FILE,
+    META_FILE,
+    SCHEMA_VERSION,
+    VECTORS_DIR,
+    is_cache_name,
+    is_layout_name,
+    is_sylk_folder,
+    is_temp_name,
+    remove_entry,
+    remove_layout,
+    remove_named,
+    write_stamp,
+)
 from .manifest import Manifest
 from .vectors import INDEX_FILE as VECTORS_FILE
 from .vectors import META_FILE as VECTORS_META
@@ -53,7 +66,10 @@ class WriterLock:
     @classmethod
     def acquire(cls, folder: Path) -> WriterLock | None:
         """The lock, or None when another process (or another Workspace) holds it."""
-        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        path = folder / LOCK_FILE
+        if path.is_symlink():  # never write through a link (to a file of the user's)
+            path.unlink()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         f = os.fdopen(fd, "r+b")
         if fcntl is not None:
             try:
@@ -114,41 +130,51 @@ def sqlite_damage(exc: sqlite3.DatabaseError) -> str:
 
 def set_aside(folder: Path) -> Path | None:
     """Move the stores of an index folder to ``<folder>.corrupt-<time>`` (older such
-    folders are deleted: one is kept for a bug report), keeping the lock file, the schema
-    stamp and the embedding cache. Returns where they went; None when they were deleted
-    (the parent folder is not writable)."""
-    keep = {LOCK_FILE, META_FILE}
-    for old in folder.parent.glob(f"{folder.name}.corrupt-*"):
-        shutil.rmtree(old, ignore_errors=True)
-    dest: Path | None = folder.with_name(f"{folder.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    folders of Sylk's are emptied of its layout and removed: one is kept for a bug
+    report), keeping the lock file, the schema stamp and the embedding cache. Only names
+    of Sylk's layout move (links as links); the new folder gets a stamp of its own, so a
+    later set_aside knows it for Sylk's. Returns where they went; None when they were
+    deleted (the parent folder is not writable)."""
+    prefix = folder.name + CORRUPT_SUFFIX
+    with contextlib.suppress(OSError):
+        for old in folder.parent.iterdir():
+            if old.name.startswith(prefix) and is_sylk_folder(old):
+                remove_layout(old)
+                with contextlib.suppress(OSError):
+                    old.rmdir()  # only when nothing of the user's was in it
+    dest: Path | None = folder.with_name(f"{prefix}{time.strftime('%Y%m%d-%H%M%S')}")
     try:
         dest.mkdir()  # type: ignore[union-attr]
+        write_stamp(dest, {"schema": SCHEMA_VERSION, "set_aside": True})  # type: ignore[arg-type]
     except OSError:
+        if dest is not None and dest.is_dir() and not dest.is_symlink():
+            with contextlib.suppress(OSError):
+                remove_layout(dest)
+                dest.rmdir()
         dest = None
-    for child in list(folder.iterdir()):
-        if child.name in keep or child.name.startswith(EmbeddingCache.FILENAME):
+    for name in sorted(os.listdir(folder)):
+        if not is_layout_name(name) or name in (LOCK_FILE, META_FILE) or is_cache_name(name):
             continue
+        child = folder / name
         if dest is not None:
             try:
-                os.replace(child, dest / child.name)
+                os.replace(child, dest / name)
                 continue
             except OSError:
                 pass
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                child.unlink()
+        with contextlib.suppress(OSError):
+            remove_entry(child)
     return dest
 
 
 def remove_leftovers(folder: Path) -> None:
-    """Temporary files of writes a kill interrupted (FAISS saves, the schema stamp)."""
-    for pattern in (f"{VECTORS_DIR}/.{VECTORS_FILE}.*.tmp", f"{VECTORS_DIR}/.{VECTORS_META}.*.tmp",
-                    "*.tmp", ".write-test"):
-        for p in folder.glob(pattern):
-            with contextlib.suppress(OSError):
-                p.unlink()
+    """Temporary files of writes a kill interrupted (FAISS saves, the schema stamp, the
+    symbol table); only names Sylk writes."""
+    remove_layout(folder, keep=lambda name: not is_temp_name(name))
+    vectors = folder / VECTORS_DIR
+    if not vectors.is_symlink() and vectors.is_dir():
+        remove_named(vectors, [p.name for pattern in (f".{VECTORS_FILE}.*.tmp", f".{VECTORS_META}.*.tmp")
+                               for p in vectors.glob(pattern)])
 
 
 CHECKED_META = "tantivy_checked"  # manifest meta: segment files whose checksum was right

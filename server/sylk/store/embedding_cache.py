@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .layout import EMBEDDING_CACHE_FILE
+
 log = logging.getLogger(__name__)
 
 
@@ -24,7 +26,7 @@ class EmbeddingCache:
     logged, so the cache can cost work but never correctness.
     """
 
-    FILENAME = "embeddings.sqlite"
+    FILENAME = EMBEDDING_CACHE_FILE
     _CHUNK = 500  # SQLite parameters per IN (...)
 
     def __init__(self, path: Path) -> None:

@@ -41,7 +41,6 @@ The defences, in the order an index is opened:
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -54,7 +53,7 @@ from ..ingest import scan
 from ..model import is_virtual
 from ..ingest.grams import path_key
 from .damage import remove_leftovers, tantivy_damage, writer_active
-from .layout import MANIFEST_FILE, TEXT_INDEX_DIRS, VECTORS_DIR
+from .layout import MANIFEST_FILE, TEXT_INDEX_DIRS, VECTORS_DIR, remove_named
 from .manifest import MERKLE_META, Manifest, merkle_root
 from .stores import Stores
 from .vectors import INDEX_FILE as VECTORS_FILE
@@ -202,10 +201,7 @@ def _repair_stores(stores: Stores, drift: StoreDrift, reindex: Reindex) -> list[
 
 def _repair_vectors(stores: Stores, damage: str | None) -> list[str]:
     if damage is not None:
-        folder = stores.index_dir / VECTORS_DIR
-        for name in (VECTORS_FILE, VECTORS_META):
-            with contextlib.suppress(OSError):
-                (folder / name).unlink()
+        remove_named(stores.index_dir / VECTORS_DIR, (VECTORS_FILE, VECTORS_META))
         if stores.vectors is not None:
             stores.vectors.clear()
         stores.manifest.reset_embedded()

@@ -13,9 +13,7 @@ chunk that stays; ``index_lock`` serialises index runs and document writes.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -25,8 +23,21 @@ from typing import Any
 from ..errors import IndexError_, first_line
 from ..ingest.parsing import ChunkRow
 from .damage import WriterLock, check_segments, set_aside, sqlite_damage
-from .embedding_cache import EmbeddingCache
-from .layout import GRAMS_DIR, LOCK_FILE, MANIFEST_FILE, META_FILE, SCHEMA_VERSION, TANTIVY_DIR
+from .layout import (
+    GRAMS_DIR,
+    LOCK_FILE,
+    MANIFEST_FILE,
+    META_FILE,
+    SCHEMA_VERSION,
+    TANTIVY_DIR,
+    WRITE_PROBE,
+    FolderCheck,
+    FolderState,
+    folder_state,
+    is_cache_name,
+    remove_layout,
+    write_stamp,
+)
 from .lexical import LexicalIndex, LexicalIndexLocked
 from .manifest import ChunkRecord, Manifest
 from .vectors import VectorIndex
@@ -60,11 +71,15 @@ class Stores:
         one read-only, saying why). ``deep`` adds SQLite's quick_check (after an unclean
         shutdown it always runs). Raises IndexError_ with one line for the user."""
         stores = cls(root, index_dir)
+        check = folder_state(index_dir)
+        if check.refused:  # a folder of the user's: not even a probe or a lock file goes in
+            raise IndexError_(check.why or f"cannot use the index folder {index_dir}")
         try:
             index_dir.mkdir(parents=True, exist_ok=True)
-            probe = index_dir / ".write-test"
-            probe.write_bytes(b"")
-            probe.unlink()
+            probe = index_dir / f"{WRITE_PROBE}.{os.getpid()}"
+            probe.unlink(missing_ok=True)  # (a leftover, or a link: never written through)
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            probe.unlink(missing_ok=True)
         except OSError as exc:
             raise IndexError_(f"cannot write the index folder {index_dir}: {exc.strerror or exc}") from exc
         stores._writer_lock = WriterLock.acquire(index_dir) if writable else None
@@ -81,50 +96,41 @@ class Stores:
         stores._opened = (stores._next_chunk_id, stores.manifest.chunk_counts()["chunks"])
         return stores
 
-    def version_problem(self) -> str | None:
-        """Why the folder cannot be used as it is (its schema stamp), or None."""
-        meta_path = self.index_dir / META_FILE
-        if meta_path.exists():
-            try:
-                meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                return f"unreadable {META_FILE}: {exc}"
-            if not isinstance(meta, dict) or meta.get("schema") != SCHEMA_VERSION:
-                return f"index schema {meta.get('schema') if isinstance(meta, dict) else meta!r} != {SCHEMA_VERSION}"
-            return None
-        if any(c.name != LOCK_FILE for c in self.index_dir.iterdir()):
-            return "index folder without a version stamp"
-        return None
-
-    def _wipe_and_stamp(self, reason: str | None) -> None:
-        """Empty a folder that cannot be used (the writer only) and stamp it. The
-        embedding cache stays: its vectors are keyed by model and chunk text, whatever
-        the schema, so an upgrade does not embed every chunk again."""
-        meta_path = self.index_dir / META_FILE
-        if reason:
-            for child in self.index_dir.iterdir():
-                if child.name == LOCK_FILE or child.name.startswith(EmbeddingCache.FILENAME):
-                    continue
-                if child.is_dir() and not child.is_symlink():
-                    shutil.rmtree(child)
-                else:
-                    child.unlink()
-        if reason or not meta_path.exists():
-            tmp = meta_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"schema": SCHEMA_VERSION, "root": str(self.root)}), encoding="utf-8")
-            os.replace(tmp, meta_path)
+    def _wipe_and_stamp(self, check: FolderCheck) -> None:
+        """Stamp the folder (the writer only), first emptying it of Sylk's layout when it
+        cannot be used as it is (``check.stale``). Only Sylk's names go (links unlinked,
+        never followed); the lock, the stamp (replaced last, so a kill midway leaves a
+        folder that is still Sylk's and still stale) and the embedding cache stay: its
+        vectors are keyed by model and chunk text, whatever the schema, so an upgrade does
+        not embed every chunk again."""
+        folder = self.index_dir
+        if check.stale:
+            def keep(name: str) -> bool:
+                if name == META_FILE:
+                    return True  # replaced by write_stamp (a link too: os.replace)
+                return (name == LOCK_FILE or is_cache_name(name)) and not (folder / name).is_symlink()
+            failed = remove_layout(folder, keep)
+            if failed:
+                raise IndexError_(f"the index in {folder} must be rebuilt ({check.why}) but "
+                                  f"{', '.join(failed)} could not be removed")
+        if check.stale or check.state in (FolderState.MISSING, FolderState.EMPTY):
+            write_stamp(folder, {"schema": SCHEMA_VERSION, "root": str(self.root)})
 
     def _open_all(self, writable: bool, *, deep: bool) -> str | None:
-        """Check the stamp and open the manifest and the text index. Returns why the index
-        starts over, if it does, else None. A writer sets damaged stores aside and opens
-        fresh ones; a reader raises IndexError_."""
-        reason = self.version_problem()
+        """Check the folder (``layout.folder_state``) and open the manifest and the text
+        index. Returns why the index starts over, if it does, else None. A writer empties
+        a stale folder, sets damaged stores aside and opens fresh ones; a reader raises
+        IndexError_."""
+        check = folder_state(self.index_dir)
+        if check.refused:
+            raise IndexError_(check.why or f"cannot use the index folder {self.index_dir}")
+        reason = check.why if check.stale else None
         if not writable:
             if reason:
                 raise IndexError_(f"the index in {self.index_dir} cannot be read ({reason}); "
                                   "the next 'sylk index' rebuilds it")
         else:
-            self._wipe_and_stamp(reason)
+            self._wipe_and_stamp(check)
         damage = self._try_open(writable, deep)
         if damage is None:
             return reason
