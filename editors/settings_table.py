@@ -43,13 +43,24 @@ def _plain(text: str) -> str:
     return re.sub(r"\*\*(.+?)\*\*", r"\1", text).replace("|", "\\|")
 
 
+# Server settings VS Code offers no setting for: the extension sends them itself.
+NOT_IN_VSCODE = {
+    "trusted": "Whether the workspace is trusted. VS Code sends its workspace trust (`initializationOptions.trusted`); "
+               "other editors, `SYLK_TRUSTED=0`, `--untrusted` or the user config file say false. Untrusted: the "
+               "workspace's `.sylk.toml` / `[tool.sylk]` is ignored and git is not run. False in any of the user's "
+               "sources wins.",
+}
+
+
 def table() -> str:
+    """The table; ``scope`` (config.SCOPES): ``user``, only from the user's own sources,
+    or ``workspace``, also from the workspace's ``.sylk.toml`` / ``[tool.sylk]``."""
     props = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))["contributes"]["configuration"]["properties"]
-    rows = ["| setting | default | meaning |", "|---|---|---|"]
+    rows = ["| setting | default | scope | meaning |", "|---|---|---|---|"]
     for name, value in _flatten(config.unstructure(config.Settings())).items():
         spec = props.get(f"sylk.{name}", {})
-        meaning = _plain(spec.get("markdownDescription") or spec.get("description") or "")
-        rows.append(f"| `{name}` | {_default(value)} | {meaning} |")
+        meaning = _plain(spec.get("markdownDescription") or spec.get("description") or NOT_IN_VSCODE.get(name, ""))
+        rows.append(f"| `{name}` | {_default(value)} | {config.scope_of(name)} | {meaning} |")
     return "\n".join(rows) + "\n"
 
 

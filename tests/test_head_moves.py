@@ -117,7 +117,7 @@ def test_a_commit_in_a_linked_worktree_is_seen(repo: Path, tmp_path: Path):
     .git/worktrees/): the watcher follows that folder too."""
     tree = tmp_path / "tree"
     subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "-b", "side", str(tree)], check=True)
-    dirs = gitmeta.folders(tree)
+    dirs = gitmeta.folders(tree, True)
     assert dirs and not any(d.startswith(str(tree.resolve())) for d in dirs)
     moved = threading.Event()
     watcher = Watcher(tree, lambda rels: None, lambda rel, is_dir: False, on_git=moved.set,

@@ -82,7 +82,9 @@ def test_doctor_fails_on_an_index_folder_it_cannot_use(workspace: Path, tmp_path
 def test_doctor_fails_on_a_broken_model_path(workspace: Path, tmp_path: Path) -> None:
     empty = tmp_path / "my-model"
     empty.mkdir()
-    (workspace / ".sylk.toml").write_text(f'[embedding]\nmodelPath = "{empty}"\n')
+    user_config = Path(os.environ["XDG_CONFIG_HOME"]) / "sylk" / "config.toml"  # (a workspace file may not set it)
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[embedding]\nmodelPath = "{empty}"\n')
     r = sylk("doctor", str(workspace), "--format", "json")
     assert r.returncode == 1
     report = json.loads(r.stdout)

@@ -278,6 +278,52 @@ def test_neovim_grep_end_to_end(workspace: Path, tmp_path: Path, _isolated_index
 
 
 @needs_nvim
+def test_neovim_trusted_option(workspace: Path, tmp_path: Path, _isolated_index: Path,
+                               sylk_next_to_python: Path) -> None:
+    """``trusted``: sent as initializationOptions.trusted; by default Neovim's own answer
+    for the root's .sylk.toml (vim.secure, 0.9+; a stand-in here) else true. An untrusted
+    root's .sylk.toml is ignored and :SylkStatus says so."""
+    allowed = tmp_path / "allowed"
+    shutil.copytree(workspace, allowed)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for root in (workspace, allowed):
+        (root / ".sylk.toml").write_text('exclude = ["native/**"]\n')
+    report = run_nvim(PLUGIN / "tests" / "trust.lua", workspace, tmp_path, env={
+        "SYLK_NVIM_DENIED": str(workspace), "SYLK_NVIM_ALLOWED": str(allowed), "SYLK_NVIM_PLAIN": str(plain)})
+
+    # what the plugin decides: Neovim's answer where the root has a .sylk.toml (asked once
+    # per root), true where it has none (nothing asked), the option when given
+    answers = report["answers"]
+    assert answers["default"] == {"denied": False, "allowed": True, "plain": True, "denied_again": False}
+    assert answers["default_asked"] == [f"{workspace}/.sylk.toml", f"{allowed}/.sylk.toml"]
+    assert (answers["option_true"], answers["option_false"]) == (True, False)
+    assert answers["fn"] == {"plain": False, "denied": False, "allowed": True}  # nil from the function: Neovim's answer
+    assert answers["option_asked"] == [f"{workspace}/.sylk.toml", f"{allowed}/.sylk.toml"]
+    assert answers["no_secure"] is True  # Neovim 0.7 and 0.8: trusted unless the option says otherwise
+    assert answers["invalid"]["ok"] is False and "trusted" in answers["invalid"]["error"]
+
+    # what the servers got and did: one client per root, each asked about once
+    assert report["clients"] == 2
+    assert report["asked"] == [f"{workspace}/.sylk.toml", f"{allowed}/.sylk.toml"]
+    untrusted, trusted = report["untrusted"], report["trusted"]
+    assert (untrusted["root"], trusted["root"]) == (str(workspace), str(allowed))
+    assert untrusted["init_options"] == {"trusted": False, "embedding": {"enabled": False}}
+    assert trusted["init_options"] == {"trusted": True, "embedding": {"enabled": False}}
+    # the untrusted root's .sylk.toml was ignored (native/** indexed); the trusted one's applied
+    assert untrusted["trusted"] is False and "git is not run" in untrusted["trustMessage"]
+    assert untrusted["languages"].get("c", 0) > 0 and untrusted["languages"].get("cpp", 0) > 0
+    assert trusted["trusted"] is True
+    assert "c" not in trusted["languages"] and "cpp" not in trusted["languages"]
+    assert not [m for m in report["server_messages"] if "invalid settings" in m["message"]], report["server_messages"]
+    # :SylkStatus says it, after the index line
+    status_note = next(n["msg"] for n in report["notes"] if n["msg"].startswith("Sylk: "))
+    lines = status_note.splitlines()
+    assert lines[0].endswith(f"({workspace})")
+    assert lines[1].startswith("Untrusted workspace: ") and "git is not run" in lines[1], lines
+
+
+@needs_nvim
 def test_neovim_plugin_explains_what_is_wrong(workspace: Path, tmp_path: Path) -> None:
     report = run_nvim(PLUGIN / "tests" / "errors.lua", workspace, tmp_path, env={
         "SYLK_NVIM_FILE": str(workspace / "app" / "http.py"),
@@ -336,6 +382,7 @@ def test_vscode_settings_are_the_servers_with_the_same_defaults() -> None:
     defaults = _nest({k: spec["default"] for k, spec in props.items()})
     # same names and same defaults as config.py: a new server setting needs its VS Code twin
     server = config.unstructure(config.Settings())
+    server.pop("trusted")  # not a VS Code setting: the extension sends its workspace trust itself
     flat_server = _flatten(server)
     flat_vscode = {k: spec["default"] for k, spec in props.items()}
     assert set(flat_vscode) == set(flat_server), (
@@ -346,6 +393,11 @@ def test_vscode_settings_are_the_servers_with_the_same_defaults() -> None:
     assert defaults == server
     # and the server accepts every one of them when a user sets it explicitly
     assert config.structure(defaults) == config.Settings()
+    # a setting only the user may set (config.SCOPES) is one a workspace's .vscode/settings.json
+    # cannot set in restricted mode either
+    trust = json.loads(PACKAGE_JSON.read_text())["capabilities"]["untrustedWorkspaces"]
+    restricted = set(trust["restrictedConfigurations"])
+    assert {f"sylk.{k}" for k, v in config.SCOPES.items() if v.scope == config.USER and k in flat_vscode} <= restricted
 
 
 def test_vscode_setting_choices_are_the_servers() -> None:

@@ -51,7 +51,8 @@ def test_the_setting_takes_minutes_and_refuses_what_is_not_a_duration(tmp_path: 
         with pytest.raises(config.SettingsError) as err:
             config.structure({"reconcileMinutes": bad})
         assert "reconcileMinutes" in str(err.value)
-    settings, problems = config.resolve(tmp_path, {"reconcileMinutes": -5, "watch": False}, environ={})
+    resolved = config.resolve(tmp_path, {"reconcileMinutes": -5, "watch": False}, environ={})
+    settings, problems = resolved.settings, list(resolved.problems)
     assert problems == ["editor settings: reconcileMinutes must be a number of minutes >= 0 (0: never), "
                         "got -5.0 @ sylk"]
     assert settings.reconcile_minutes == 10 and settings.watch is False  # the rest still applies

@@ -93,7 +93,8 @@ async def test_a_bad_min_score_is_refused_naming_the_field(served: LanguageClien
 
 
 def test_the_floor_comes_from_the_settings_unless_the_request_says(tmp_path: Path):
-    settings, problems = config.resolve(tmp_path, {"search": {"minScore": 0.5}}, environ={})
+    resolved = config.resolve(tmp_path, {"search": {"minScore": 0.5}}, environ={})
+    settings, problems = resolved.settings, list(resolved.problems)
     assert problems == [] and settings.search.min_score == 0.5
     assert request_from_params({"query": "x"}, settings.search).min_score == 0.5
     assert request_from_params({"query": "x", "minScore": 0.2}, settings.search).min_score == 0.2
@@ -101,7 +102,7 @@ def test_the_floor_comes_from_the_settings_unless_the_request_says(tmp_path: Pat
     assert request_from_params({"query": "x", "minScore": None}, settings.search).min_score is None
     default = config.Settings().search.min_score
     assert 0 < default < 1 and request_from_params({"query": "x"}).min_score == default
-    _, problems = config.resolve(tmp_path, {"search": {"minScore": 2}}, environ={})
+    problems = config.resolve(tmp_path, {"search": {"minScore": 2}}, environ={}).problems
     assert any("search.minScore must be between 0 and 1" in p for p in problems), problems
     with pytest.raises(QueryError, match="minScore"):
         request_from_params({"query": "x", "minScore": "0.3"})

@@ -73,7 +73,8 @@ class DiskSync:
         if self.watcher is not None or not s.settings.watch:
             return
         self.watcher = Watcher(engine.root, self.changes.add, engine.scan_ignored, on_error=self._watch_failed,
-                               on_git=s.head_moved, git_dirs=lambda: gitmeta.folders(engine.root)).start()
+                               on_git=s.head_moved,
+                               git_dirs=lambda: gitmeta.folders(engine.root, engine.settings.trusted)).start()
 
     def _watch_failed(self, msg: str) -> None:
         s = self.served

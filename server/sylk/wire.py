@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from .config import camel
+from .config import UNTRUSTED, Settings, camel
 from .engine.status import SKIPPED_EXAMPLES, IndexStatus
 from .search import agent
 from .search.agent import FollowUp, Group, RelatedFile, Summary
@@ -192,6 +192,12 @@ SKIPPED_CHOICES = ("sample", "all")
 def skipped_limit(choice: str) -> int | None:
     """How many skipped files of each reason a status names for a ``skipped`` choice."""
     return None if choice == "all" else SKIPPED_EXAMPLES
+
+
+def trust_json(settings: Settings) -> dict[str, Any]:
+    """Whether the workspace is trusted (``trusted``), and when not, what that means
+    (``trustMessage``): every front end's status says it."""
+    return {"trusted": True} if settings.trusted else {"trusted": False, "trustMessage": UNTRUSTED}
 
 
 def status_json(status: IndexStatus) -> dict[str, Any]:

@@ -6,6 +6,12 @@
  *
  * Workspace symbols (Ctrl+T), document symbols and hover need nothing here: the
  * language client wires the standard requests.
+ *
+ * Workspace trust: in an untrusted workspace (restricted mode) the server gets
+ * `trusted: false` (it ignores the workspace's .sylk.toml and [tool.sylk] and runs no
+ * git), the restricted settings come from the user's settings only, no sylk inside the
+ * workspace is run, and the status bar says "(restricted)". Granting trust restarts the
+ * server.
  */
 
 import * as vscode from "vscode";
@@ -16,7 +22,6 @@ import {
   LanguageClientOptions,
   ServerOptions,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 import {
   AnySearchResult,
@@ -32,9 +37,18 @@ import {
   SYLK_SCHEME,
 } from "./protocol";
 import { semanticSearch } from "./searchPicker";
-import { defaultEnvironment, resolveServerPath } from "./serverPath";
-import { JsonObject, SECTION, serverSettingKeys, toServerSettings, userValue } from "./settings";
-import { describeStatus, ProgressTracker, skippedLines, statusBarView } from "./statusModel";
+import { defaultEnvironment, resolveServerPath, SERVER_ARGS } from "./serverPath";
+import {
+  initializationOptions,
+  JsonObject,
+  Manifest,
+  restrictedKeys,
+  SECTION,
+  serverSettingKeys,
+  toServerSettings,
+  userValue,
+} from "./settings";
+import { describeStatus, ProgressTracker, restrictedLines, skippedLines, statusBarView } from "./statusModel";
 import { commandLinks, OPEN_URI_COMMAND, SylkDocuments } from "./sylkDocuments";
 
 const STATUS_REFRESH_MS = 30_000;
@@ -48,6 +62,10 @@ class Sylk implements vscode.Disposable {
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly serverKeys: string[];
+  /** The settings an untrusted workspace cannot set (package.json's restrictedConfigurations). */
+  private readonly restricted: string[];
+  /** The last start or restart: the next one waits for it (activation, trust granted and serverPath changed may overlap). */
+  private lifecycle: Promise<void> = Promise.resolve();
   private refreshTimer: NodeJS.Timeout | undefined;
   // the text of sylk: URIs (virtual documents, commits), asked of the running server
   private readonly documents = new SylkDocuments((params) => {
@@ -63,9 +81,11 @@ class Sylk implements vscode.Disposable {
     this.statusItem = vscode.window.createStatusBarItem("sylk.status", vscode.StatusBarAlignment.Left, 10);
     this.statusItem.name = "Sylk";
     this.statusItem.command = "sylk.showStatus";
-    const properties = (context.extension.packageJSON as { contributes?: { configuration?: { properties?: Record<string, unknown> } } })
-      .contributes?.configuration?.properties;
-    this.serverKeys = serverSettingKeys(properties ?? {});
+    const manifest = context.extension.packageJSON as Manifest & {
+      contributes?: { configuration?: { properties?: Record<string, unknown> } };
+    };
+    this.serverKeys = serverSettingKeys(manifest.contributes?.configuration?.properties ?? {});
+    this.restricted = restrictedKeys(manifest);
     this.disposables.push(
       this.output,
       this.statusItem,
@@ -74,9 +94,11 @@ class Sylk implements vscode.Disposable {
       vscode.commands.registerCommand("sylk.showStatus", () => this.showStatus()),
       vscode.commands.registerCommand("sylk.restartServer", () => this.restart()),
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+      // restricted mode ends: start again with the workspace's config files, git and settings
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.restart()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
         if (this.client === undefined) {
-          void this.start();
+          void this.launch();
         }
       }),
       vscode.workspace.onDidSaveTextDocument(() => this.scheduleRefresh(2000)),
@@ -106,10 +128,17 @@ class Sylk implements vscode.Disposable {
     }
   }
 
-  /** The settings the user set under `sylk`, nested for the server. */
+  /**
+   * The settings the user set under `sylk`, nested for the server. In an untrusted
+   * workspace the restricted ones come from the user's settings only.
+   */
   private serverSettings(scope?: vscode.Uri): JsonObject {
     const config = vscode.workspace.getConfiguration(SECTION, scope ?? this.folder()?.uri);
-    return toServerSettings(this.serverKeys, (key) => userValue(config.inspect(key)));
+    return toServerSettings(this.serverKeys, (key) => this.userValue(config, key));
+  }
+
+  private userValue(config: vscode.WorkspaceConfiguration, key: string): unknown {
+    return userValue(config.inspect(key), vscode.workspace.isTrusted || !this.restricted.includes(key));
   }
 
   private folder(): vscode.WorkspaceFolder | undefined {
@@ -124,17 +153,19 @@ class Sylk implements vscode.Disposable {
       this.statusItem.tooltip = "Sylk: open a folder to index it";
       return;
     }
-    const setting = vscode.workspace.getConfiguration(SECTION).get<string>("serverPath", "sylk");
-    const resolved = resolveServerPath(setting, defaultEnvironment(folder.uri.fsPath));
+    const trusted = vscode.workspace.isTrusted;
+    const configured = this.userValue(vscode.workspace.getConfiguration(SECTION), "serverPath");
+    const setting = typeof configured === "string" ? configured : "sylk";
+    const resolved = resolveServerPath(setting, defaultEnvironment(folder.uri.fsPath, trusted));
     if ("error" in resolved) {
       this.fail(resolved.error, `Looked for: ${resolved.tried.join(", ")}`);
       return;
     }
     this.error = undefined;
+    // stdio with SERVER_ARGS as written: naming a stdio transport makes the client append a second --stdio
     const serverOptions: ServerOptions = {
       command: resolved.path,
-      args: ["serve", "--stdio"],
-      transport: TransportKind.stdio,
+      args: [...SERVER_ARGS],
       options: { cwd: folder.uri.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
@@ -142,7 +173,8 @@ class Sylk implements vscode.Disposable {
       // folders go to it, the settings answered per folder through the middleware below)
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.output,
-      initializationOptions: this.serverSettings(folder.uri),
+      // `trusted` false: the server ignores the workspace's config files and does not run git
+      initializationOptions: initializationOptions(this.serverSettings(folder.uri), trusted),
       middleware: {
         workspace: {
           // The server asks for the section `sylk`: answer with what the user set, nested.
@@ -186,7 +218,7 @@ class Sylk implements vscode.Disposable {
       await client.start();
     } catch (err) {
       this.client = undefined;
-      this.fail(`Sylk: the server (${resolved.path} serve --stdio) failed to start: ${errorText(err)}`);
+      this.fail(`Sylk: the server (${[resolved.path, ...SERVER_ARGS].join(" ")}) failed to start: ${errorText(err)}`);
       return;
     }
     this.scheduleRefresh(0);
@@ -222,9 +254,22 @@ class Sylk implements vscode.Disposable {
     }
   }
 
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+  /** Start the server unless one runs, after any start or restart already under way. */
+  launch(): Promise<void> {
+    return this.serially(() => (this.client === undefined ? this.start() : Promise.resolve()));
+  }
+
+  /** Stop and start again, after any start or restart already under way. */
+  restart(): Promise<void> {
+    return this.serially(async () => {
+      await this.stop();
+      await this.start();
+    });
+  }
+
+  private serially(step: () => Promise<void>): Promise<void> {
+    this.lifecycle = this.lifecycle.then(step, step);
+    return this.lifecycle;
   }
 
   private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
@@ -284,7 +329,7 @@ class Sylk implements vscode.Disposable {
   }
 
   private render(): void {
-    const view = statusBarView(this.progress.current(), this.status, this.error);
+    const view = statusBarView(this.progress.current(), this.status, this.error, vscode.workspace.isTrusted);
     this.statusItem.text = view.text;
     this.statusItem.tooltip = view.tooltip;
   }
@@ -333,6 +378,7 @@ class Sylk implements vscode.Disposable {
       return;
     }
     const lines = describeStatus(status);
+    lines.push(...restrictedLines(vscode.workspace.isTrusted, status));
     const activity = this.progress.current();
     if (activity !== undefined) {
       lines.unshift(`${activity.title}${activity.message ? `: ${activity.message}` : ""}`);
@@ -393,7 +439,7 @@ let sylk: Sylk | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   sylk = new Sylk(context);
   context.subscriptions.push(sylk);
-  await sylk.start();
+  await sylk.launch();
 }
 
 export async function deactivate(): Promise<void> {

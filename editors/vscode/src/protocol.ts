@@ -308,6 +308,10 @@ export interface IndexStatus {
   semantic?: { ready: boolean; state: string; model: string | null; message: string | null };
   watch?: { active: boolean; error: string | null; pendingChanges: number; changesApplied: number };
   lastRun?: string;
+  /** false: the workspace is not trusted (initializationOptions `trusted: false`, or the user's own config): its .sylk.toml and [tool.sylk] are ignored and git is not run. */
+  trusted?: boolean;
+  /** When `trusted` is false, what that means, in the server's words. */
+  trustMessage?: string;
   /** Every workspace folder's own status (the fields above are the first folder's); always sent. */
   folders?: Omit<IndexStatus, "folders">[];
 }
@@ -356,5 +360,5 @@ export const INDEX_STATUS_FIELDS: AllFields<IndexStatus> = {
   ready: true, indexing: true, embedding: true, root: true, indexDir: true, files: true, symbols: true,
   chunks: true, embedded: true, pending: true, embedFailures: true, languages: true, indexBytes: true,
   lastIndexed: true, skipped: true, readOnly: true, merkleRoot: true, semantic: true, watch: true, lastRun: true,
-  folders: true,
+  trusted: true, trustMessage: true, folders: true,
 };

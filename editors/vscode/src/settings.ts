@@ -9,6 +9,11 @@
  *
  * Only settings the user actually set are sent. Defaults are left to the server, so a
  * `.sylk.toml` or `[tool.sylk]` in the workspace is not overridden by an editor default.
+ *
+ * Trust: `initializationOptions` also carry `trusted` (VS Code's workspace trust) at
+ * their top level, beside the settings. In an untrusted workspace the settings listed in
+ * package.json's `capabilities.untrustedWorkspaces.restrictedConfigurations` are taken
+ * from the user's settings only, never from the workspace's `.vscode/settings.json`.
  */
 
 export const SECTION = "sylk";
@@ -59,6 +64,27 @@ export function toServerSettings(keys: readonly string[], lookup: (key: string) 
   return out;
 }
 
+/**
+ * The server's `initializationOptions`: the settings, and `trusted` at the top level
+ * (false: the server ignores the workspace's config files and does not run git).
+ */
+export function initializationOptions(settings: JsonObject, trusted: boolean): JsonObject {
+  return { ...settings, trusted };
+}
+
+/** The part of package.json that declares the extension's untrusted-workspace mode. */
+export interface Manifest {
+  capabilities?: { untrustedWorkspaces?: { supported?: boolean | "limited"; restrictedConfigurations?: string[] } };
+}
+
+/** The setting keys (without the `sylk.` prefix) an untrusted workspace cannot set. */
+export function restrictedKeys(manifest: Manifest): string[] {
+  const prefix = SECTION + ".";
+  return (manifest.capabilities?.untrustedWorkspaces?.restrictedConfigurations ?? [])
+    .filter((k) => k.startsWith(prefix))
+    .map((k) => k.slice(prefix.length));
+}
+
 /** What VS Code's `WorkspaceConfiguration.inspect` reports, reduced to what we read. */
 export interface Inspected {
   globalValue?: unknown;
@@ -66,12 +92,17 @@ export interface Inspected {
   workspaceFolderValue?: unknown;
 }
 
-/** The value the user set for a setting (most specific scope first), or undefined when only the default applies. */
-export function userValue(inspected: Inspected | undefined): unknown {
+/**
+ * The value the user set for a setting (most specific scope first), or undefined when only
+ * the default applies. `fromWorkspace` false: the workspace's values are ignored (a
+ * restricted setting in an untrusted workspace; VS Code drops them too, this makes sure).
+ */
+export function userValue(inspected: Inspected | undefined, fromWorkspace = true): unknown {
   if (inspected === undefined) {
     return undefined;
   }
-  for (const v of [inspected.workspaceFolderValue, inspected.workspaceValue, inspected.globalValue]) {
+  const scopes = fromWorkspace ? [inspected.workspaceFolderValue, inspected.workspaceValue] : [];
+  for (const v of [...scopes, inspected.globalValue]) {
     if (v !== undefined) {
       return v;
     }

@@ -129,11 +129,53 @@ export function describeStatus(status: IndexStatus): string[] {
   return lines;
 }
 
+/** The status bar's mark of an untrusted workspace (VS Code's restricted mode). */
+export const RESTRICTED = "(restricted)";
+
+/** What an untrusted workspace means for Sylk, for the tooltip and "Sylk: Show Index Status". */
+export const RESTRICTED_LINES: readonly string[] = [
+  "Restricted mode: this workspace is not trusted.",
+  "Sylk ignores its .sylk.toml and [tool.sylk] and does not run git (no commit history, no authors).",
+  "sylk.serverPath, sylk.indexDir and the embedding model come from your user settings only.",
+  "Trust the workspace (Workspaces: Manage Workspace Trust) to lift this; the server restarts.",
+];
+
+/**
+ * What restricted mode means, or nothing when the workspace is trusted. `trusted`: VS
+ * Code's workspace trust; the server's status may say untrusted too (the user's own
+ * Sylk config or SYLK_TRUSTED), in its own words.
+ */
+export function restrictedLines(trusted: boolean, status: IndexStatus | undefined): string[] {
+  if (!trusted) {
+    return [...RESTRICTED_LINES];
+  }
+  if (status?.trusted === false) {
+    return [`Restricted mode: ${status.trustMessage ?? "the workspace is not trusted"}.`];
+  }
+  return [];
+}
+
 /**
  * What the status bar item says. `error` (the server could not start) wins, then running
- * progress, then the index state; `status` undefined means not known yet.
+ * progress, then the index state; `status` undefined means not known yet. Untrusted
+ * (`trusted` false, VS Code's workspace trust, or the server's status says so): every
+ * text but the error's ends in "(restricted)" and the tooltip says what that means.
  */
-export function statusBarView(progress: ActiveProgress | undefined, status: IndexStatus | undefined, error?: string): StatusView {
+export function statusBarView(
+  progress: ActiveProgress | undefined,
+  status: IndexStatus | undefined,
+  error?: string,
+  trusted = true,
+): StatusView {
+  const view = busyOrIdleView(progress, status, error);
+  const restricted = restrictedLines(trusted, status);
+  if (restricted.length === 0 || error !== undefined) {
+    return view;
+  }
+  return { text: `${view.text} ${RESTRICTED}`, tooltip: [...restricted, "", view.tooltip].join("\n") };
+}
+
+function busyOrIdleView(progress: ActiveProgress | undefined, status: IndexStatus | undefined, error?: string): StatusView {
   if (error !== undefined) {
     return { text: "$(error) Sylk", tooltip: error };
   }

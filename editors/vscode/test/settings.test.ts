@@ -2,11 +2,19 @@ import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { isClientOnly, serverSettingKeys, toServerSettings, userValue } from "../src/settings";
+import {
+  initializationOptions,
+  isClientOnly,
+  Manifest,
+  restrictedKeys,
+  serverSettingKeys,
+  toServerSettings,
+  userValue,
+} from "../src/settings";
 
 const root = path.join(__dirname, "..", "..");
-const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
-  contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as Manifest & {
+  contributes: { configuration: { properties: Record<string, { default?: unknown; scope?: string }> } };
 };
 const properties = manifest.contributes.configuration.properties;
 
@@ -69,4 +77,31 @@ test("every setting has a default and a description", () => {
     assert.ok("default" in s, `${key} has no default`);
     assert.ok(s.description || s.markdownDescription, `${key} has no description`);
   }
+});
+
+test("initializationOptions: the settings, and whether the workspace is trusted at the top level", () => {
+  const settings = toServerSettings(serverSettingKeys(properties), (k) => (k === "embedding.enabled" ? false : undefined));
+  assert.deepEqual(initializationOptions(settings, false), { embedding: { enabled: false }, trusted: false });
+  assert.deepEqual(initializationOptions({}, true), { trusted: true });
+  assert.ok(!("trusted" in settings), "trusted is not a setting: workspace/configuration never carries it");
+});
+
+test("untrusted: a restricted setting's workspace values are ignored, the user's value stays", () => {
+  const inspected = { globalValue: "/home/ada/index", workspaceValue: "/tmp/evil", workspaceFolderValue: "/tmp/evil2" };
+  assert.equal(userValue(inspected, false), "/home/ada/index");
+  assert.equal(userValue({ workspaceValue: "/tmp/evil" }, false), undefined);
+  assert.equal(userValue(inspected, true), "/tmp/evil2");
+  const restricted = restrictedKeys(manifest);
+  const keys = serverSettingKeys(properties);
+  const set: Record<string, { globalValue?: unknown; workspaceValue?: unknown }> = {
+    indexDir: { workspaceValue: "/tmp/evil" },
+    "embedding.modelPath": { workspaceValue: "/tmp/model" },
+    "embedding.model": { globalValue: "BAAI/bge-small-en-v1.5", workspaceValue: "evil/model" },
+    exclude: { workspaceValue: ["vendor/**"] },
+  };
+  // what the extension sends for an untrusted workspace (the trusted one sends every workspace value)
+  assert.deepEqual(toServerSettings(keys, (k) => userValue(set[k], !restricted.includes(k))), {
+    embedding: { model: "BAAI/bge-small-en-v1.5" },
+    exclude: ["vendor/**"],
+  });
 });

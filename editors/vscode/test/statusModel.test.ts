@@ -3,7 +3,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { EMBEDDING_TITLE, IndexStatus, INDEXING_TITLE } from "../src/protocol";
-import { describeStatus, formatBytes, ProgressTracker, skippedLines, statusBarView } from "../src/statusModel";
+import {
+  describeStatus,
+  formatBytes,
+  ProgressTracker,
+  RESTRICTED_LINES,
+  restrictedLines,
+  skippedLines,
+  statusBarView,
+} from "../src/statusModel";
 
 const indexed: IndexStatus = {
   ready: true,
@@ -65,6 +73,29 @@ test("starting and failing", () => {
   const failed = statusBarView(undefined, indexed, "Sylk: the Sylk server \"sylk\" was not found on PATH.");
   assert.equal(failed.text, "$(error) Sylk");
   assert.match(failed.tooltip, /not found on PATH/);
+});
+
+test("an untrusted workspace: every state but a failure is marked restricted, and the tooltip says why", () => {
+  const idle = statusBarView(undefined, indexed, undefined, false);
+  assert.equal(idle.text, "$(database) Sylk: 16 files (restricted)");
+  assert.match(idle.tooltip, /^Restricted mode: this workspace is not trusted\./);
+  assert.match(idle.tooltip, /ignores its \.sylk\.toml and \[tool\.sylk\] and does not run git/);
+  assert.match(idle.tooltip, /16 files, 139 symbols, 99 chunks/, "the index state is still there");
+  assert.equal(statusBarView(undefined, undefined, undefined, false).text, "$(loading~spin) Sylk (restricted)");
+  const tracker = new ProgressTracker();
+  tracker.handle("t", { kind: "begin", title: INDEXING_TITLE, percentage: 10 });
+  assert.equal(statusBarView(tracker.current(), indexed, undefined, false).text, "$(sync~spin) Sylk: indexing workspace 10% (restricted)");
+  // a failure to start says only what failed
+  assert.deepEqual(statusBarView(undefined, indexed, "Sylk: no server", false), { text: "$(error) Sylk", tooltip: "Sylk: no server" });
+  // VS Code trusts the workspace but the server does not (the user's own Sylk config): its words
+  const serverSays = statusBarView(undefined, { ...indexed, trusted: false, trustMessage: "untrusted workspace: git is not run" });
+  assert.equal(serverSays.text, "$(database) Sylk: 16 files (restricted)");
+  assert.match(serverSays.tooltip, /^Restricted mode: untrusted workspace: git is not run\./);
+  assert.deepEqual(restrictedLines(true, { ...indexed, trusted: true }), []);
+  assert.deepEqual(restrictedLines(false, indexed), [...RESTRICTED_LINES]);
+  // trusted (the default): no mark
+  assert.ok(!statusBarView(undefined, indexed, undefined, true).text.includes("restricted"));
+  assert.ok(!statusBarView(undefined, indexed).tooltip.includes("Restricted"));
 });
 
 test("the status lines say what a user asks: sizes, languages, semantic state, skipped files", () => {

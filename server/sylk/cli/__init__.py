@@ -188,12 +188,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mcp", help="serve the workspace to agents over the Model Context Protocol (stdio)")
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
     p.set_defaults(run="commands:cmd_mcp")
+
+    for p in sub.choices.values():  # every command reads a workspace's settings
+        p.add_argument("--untrusted", action="store_true",
+                       help=f"treat the workspace as untrusted: its .sylk.toml / [tool.sylk] is ignored and git "
+                            f"is not run (the same as {TRUSTED_ENV}=0)")
     return parser
+
+
+TRUSTED_ENV = "SYLK_TRUSTED"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.untrusted:  # the environment's word: config.resolve reads it (false from any user source wins)
+        os.environ[TRUSTED_ENV] = "0"
     module, function = args.run.split(":")
     try:
         run = getattr(importlib.import_module(f".{module}", __name__), function)

@@ -28,7 +28,7 @@ from ..search.symbol_search import SymbolFilter
 from .args import workspace_root
 from .errors import CliError
 from .grep import search_lines
-from .terminal import Terminal, open_index, refresh, settings_for
+from .terminal import Terminal, open_index, refresh, resolve, settings_for
 from .render import (
     STALE_MARK,
     explain_line,
@@ -282,9 +282,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not index_exists(root, settings):  # say so, and create nothing
         index_dir = config.index_dir_for(root, settings)
         if args.format == "json":
-            print(json.dumps({"root": str(root), "indexed": False, "indexDir": str(index_dir)}, indent=2))
+            print(json.dumps({"root": str(root), "indexed": False, "indexDir": str(index_dir),
+                              **wire.trust_json(settings)}, indent=2))
         else:
             print(f"{root}: not indexed ('sylk index {root}' indexes it)")
+            if not settings.trusted:
+                print(config.UNTRUSTED)
         return 1
     ws = open_index(root, writable=False, settings=settings)
     try:
@@ -294,7 +297,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         ws.close()
     status = 0 if check is None or check.clean else 1
     if args.format == "json":
-        out = {"indexed": True, **wire.status_json(st)}
+        out = {"indexed": True, **wire.status_json(st), **wire.trust_json(settings)}
         if check is not None:
             out["verify"] = verification_json(check)
         print(json.dumps(out, indent=2))
@@ -312,6 +315,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                                            for lc in st.languages))
     print_skipped(st.skipped, every=args.skipped)
     print(f"merkle root   {st.merkle_root}")
+    if not settings.trusted:
+        print(f"trusted       no: {config.UNTRUSTED}")
     if check is not None:
         print_verification(check)
     return status
@@ -454,5 +459,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                        "(pipx inject sylk mcp, or uv tool install 'sylk[mcp]')", 2) from exc
 
     root = workspace_root(args.path)
-    serve(root, settings_for(root))
+    resolved = resolve(root)
+    serve(root, resolved.settings, config.notes(resolved))
     return 0

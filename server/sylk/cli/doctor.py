@@ -227,7 +227,7 @@ def _version(dist: str) -> str | None:
 
 
 def run(root: Path) -> Report:
-    settings, _problems = config.resolve(root)
+    settings = config.resolve(root).settings
     checks = (
         _guard("python", True, check_python),
         _guard("grammars", True, check_grammars),

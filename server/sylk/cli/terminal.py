@@ -14,12 +14,20 @@ from ..errors import IndexError_
 from .errors import CliError
 
 
-def settings_for(root: Path) -> config.Settings:
-    """The settings of ``root`` (.sylk.toml, [tool.sylk], SYLK_*), a warning per problem."""
-    settings, problems = config.resolve(root)
-    for p in problems:
+def resolve(root: Path) -> config.Resolved:
+    """The settings of ``root`` (.sylk.toml or [tool.sylk] as far as a workspace may set
+    them, the user config file, SYLK_*), a warning on stderr per problem and notice."""
+    resolved = config.resolve(root)
+    for p in resolved.problems:
         print(f"sylk: warning: {p} (using the default)", file=sys.stderr)
-    return settings
+    for n in resolved.notices:
+        print(f"sylk: warning: {n}", file=sys.stderr)
+    return resolved
+
+
+def settings_for(root: Path) -> config.Settings:
+    """The settings of ``root`` (see ``resolve``)."""
+    return resolve(root).settings
 
 
 def open_index(root: Path, *, writable: bool = True, settings: config.Settings | None = None) -> Workspace:

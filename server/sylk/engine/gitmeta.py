@@ -2,8 +2,9 @@
 
 Refreshed when HEAD moves: only the files changed between the commit seen last and
 HEAD are looked up, with one ``git log`` walk that stops once all are found
-(gitsync.last_commits). Without git, or outside a repository, there is none and
-every git filter and facet is simply absent.
+(gitsync.last_commits). Without git, outside a repository, or in an untrusted
+workspace (``settings.trusted`` false: git never runs there), there is none and every
+git filter and facet is simply absent.
 """
 
 from __future__ import annotations
@@ -21,16 +22,19 @@ META_HEAD = "git_meta_head"
 COMMITS_HEAD = "git_commits_head"
 
 
-def folders(root: Path) -> tuple[str, ...]:
+def folders(root: Path, trusted: bool) -> tuple[str, ...]:
     """The git folders whose HEAD, refs and packed-refs say where HEAD is (a watcher
-    follows them); none outside a repository or without git."""
+    follows them); none outside a repository, without git, or untrusted (``trusted``
+    false: git is not run)."""
+    if not trusted:
+        return ()
     dirs = gitsync.git_dirs(root)
     return () if dirs is None else tuple(dict.fromkeys((dirs.own, dirs.common)))
 
 
 def update(ws: Workspace) -> int:
     """Bring the metadata up to date with HEAD; returns how many files were looked up."""
-    if not ws.writable or find_git(str(ws.root)) is None:
+    if not ws.writable or not ws.settings.trusted or find_git(str(ws.root)) is None:
         return 0
     git = gitsync.state(ws.root)
     if git is None:

@@ -106,7 +106,8 @@ class Planner:
             return 0
 
     def full(self) -> Plan:
-        git = gitsync.state(self.root) if find_git(str(self.root)) is not None else None
+        # (an untrusted workspace: git never runs, settings.trusted)
+        git = gitsync.state(self.root) if self.settings.trusted and find_git(str(self.root)) is not None else None
         self._ignore = None  # ignore files are read afresh
         result = scan.scan_workspace(self.root, exclude=self.settings.exclude,
                                      max_file_size=self.settings.max_file_size, matcher=self.matcher())
@@ -138,9 +139,10 @@ class Planner:
         return plan
 
     def from_git(self) -> Plan | None:
-        """The start-up fast path (see gitsync), or None to walk the tree."""
+        """The start-up fast path (see gitsync), or None to walk the tree (always in an
+        untrusted workspace: git never runs there)."""
         raw = self.manifest.get_meta(SYNC_META)
-        if not raw:
+        if not raw or not self.settings.trusted:
             return None
         try:
             saved = json.loads(raw)

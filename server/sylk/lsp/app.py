@@ -71,12 +71,12 @@ def create_server() -> SylkServer:
     @feature(server, "lifecycle", types.INITIALIZED)
     async def initialized(ls: SylkServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        problems = ls.take_problems()
+        problems, notices = ls.take_problems(), ls.take_notices()
         if not ls.folders:
-            settings.report(ls, problems)
+            settings.report(ls, problems, notices)
             ls.message("no workspace folder: open a folder to index it", types.MessageType.Warning)
             return
-        await settings.configure(ls, list(ls.folders.values()), problems=problems)
+        await settings.configure(ls, list(ls.folders.values()), problems=problems, notices=notices)
         register_enabled(ls)
         ls.start_indexing()
 
@@ -92,7 +92,7 @@ def create_server() -> SylkServer:
             folder = ls.add_folder(Path(fs).resolve(), new.uri) if fs else None
             if folder is not None:
                 added.append(folder)
-        await settings.configure(ls, added, problems=ls.take_problems())
+        await settings.configure(ls, added, problems=ls.take_problems(), notices=ls.take_notices())
         register_enabled(ls)
         for folder in added:
             folder.start_indexing()

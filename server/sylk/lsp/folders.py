@@ -136,7 +136,8 @@ class Folder(ServedFolder):
             "ready": engine is not None and not service.indexing, "indexing": service.indexing,
             "embedding": service.embedding,
             "watch": {"active": service.watching, "error": watcher.error if watcher else None,
-                      "pendingChanges": service.changes.pending, "changesApplied": service.changes_applied}}
+                      "pendingChanges": service.changes.pending, "changesApplied": service.changes_applied},
+            **wire.trust_json(service.settings)}
         if engine is not None:
             out.update(wire.status_json(engine.status(skipped_limit)))
             out["semantic"] = {"ready": engine.semantic_ready, "state": self.semantic_state(),

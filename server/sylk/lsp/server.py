@@ -72,6 +72,8 @@ class SylkServer(LanguageServer):
         self.jobs = Jobs(lambda name, exc: self.message(f"{name} failed: {exc}", types.MessageType.Error))
         self._progress_tokens = 0
         self._problems: list[str] = []
+        self._notices: list[str] = []
+        self.notices_shown: set[str] = set()  # settings notices are shown once (settings.report)
 
     # transports: Sylk's edge reads the stream, not pygls' reader (see edge.py) ---------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
@@ -146,9 +148,10 @@ class SylkServer(LanguageServer):
         client follow: see settings.configure); None if it is open already."""
         if root in self.folders:
             return None
-        settings, problems = config.resolve(root, self.client_options)
-        self._problems.extend(p for p in problems if p not in self._problems)
-        folder = self.folders[root] = Folder(self, root, settings, uri)
+        resolved = config.resolve(root, self.client_options)
+        self._problems.extend(p for p in resolved.problems if p not in self._problems)
+        self._notices.extend(n for n in resolved.notices if n not in self._notices)
+        folder = self.folders[root] = Folder(self, root, resolved.settings, uri)
         return folder
 
     def remove_folder(self, root: Path) -> None:
@@ -164,8 +167,15 @@ class SylkServer(LanguageServer):
         return list(self.workspace.text_documents)
 
     def take_problems(self) -> list[str]:
+        """The invalid settings met (by add_folder) since last asked."""
         problems, self._problems = self._problems, []
         return problems
+
+    def take_notices(self) -> list[str]:
+        """The settings notices met (by add_folder) since last asked: refused workspace
+        settings, an untrusted workspace (config.Resolved)."""
+        notices, self._notices = self._notices, []
+        return notices
 
     # thread hand-off ----------------------------------------------------
     def in_loop(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -277,6 +287,8 @@ class SylkServer(LanguageServer):
                         "error": next((p["watch"]["error"] for p in per if p["watch"]["error"]), None),
                         "pendingChanges": sum(p["watch"]["pendingChanges"] for p in per),
                         "changesApplied": sum(p["watch"]["changesApplied"] for p in per)}
+        if not all(p["trusted"] for p in per):  # one untrusted folder: the status says so at the top
+            out.update(next({"trusted": False, "trustMessage": p["trustMessage"]} for p in per if not p["trusted"]))
         out["folders"] = per
         return out
 

@@ -2,10 +2,13 @@
 folder, with the folder's URI as ``scopeUri`` (section ``sylk``): after ``initialized``,
 for folders added later, and after ``workspace/didChangeConfiguration``. Each folder
 resolves its own settings (``config.resolve``: defaults < ``.sylk.toml`` /
-``[tool.sylk]`` < environment < initializationOptions < the folder's answer) and its
-service applies them at once (watcher, embedding; a re-index when what is indexed
-changed). Invalid values: one ``window/showMessage`` naming them; their defaults are
-used and the rest applies.
+``[tool.sylk]`` < the user config file < environment < initializationOptions < the
+folder's answer) and its service applies them at once (watcher, embedding; a re-index
+when what is indexed changed). Invalid values: one ``window/showMessage`` naming them;
+their defaults are used and the rest applies. Notices (a workspace file's setting only
+the user may set, refused; an untrusted workspace: ``trusted`` false in
+initializationOptions, its file ignored and git off): one ``window/showMessage``
+warning, each notice shown once for the life of the server.
 """
 
 from __future__ import annotations
@@ -47,27 +50,33 @@ async def ask(ls: SylkServer, folders: Sequence[Folder]) -> list[Mapping[str, An
     return [a if isinstance(a, Mapping) else None for a in answers]
 
 
-def report(ls: SylkServer, problems: Sequence[str]) -> None:
-    """One message naming every invalid setting (each once)."""
+def report(ls: SylkServer, problems: Sequence[str], notices: Sequence[str] = ()) -> None:
+    """One message naming every invalid setting (each once), and one with the notices not
+    shown before."""
     unique = list(dict.fromkeys(problems))
     if unique:
         ls.message("invalid settings, using defaults for them: " + "; ".join(unique), types.MessageType.Warning)
+    fresh = [n for n in dict.fromkeys(notices) if n not in ls.notices_shown]
+    if fresh:
+        ls.notices_shown.update(fresh)
+        ls.message("; ".join(fresh), types.MessageType.Warning)
 
 
 async def configure(ls: SylkServer, folders: Sequence[Folder], fallback: Mapping[str, Any] | None = None,
-                    problems: Sequence[str] = ()) -> list[Folder]:
+                    problems: Sequence[str] = (), notices: Sequence[str] = ()) -> list[Folder]:
     """Ask for, resolve and apply the settings of ``folders`` (``fallback``: a folder's
-    settings when the client gives none for it); report the problems (with ``problems``
-    met before) in one message. Returns the folders whose indexed files changed."""
-    found = list(problems)
+    settings when the client gives none for it); report the problems and notices (with
+    ``problems`` and ``notices`` met before). Returns the folders whose indexed files
+    changed."""
+    found, told = list(problems), list(notices)
     stale = []
     for folder, scoped in zip(folders, await ask(ls, folders)):
-        settings, met = config.resolve(folder.root, ls.client_options, scoped=scoped if scoped is not None
-                                       else fallback)
-        found.extend(met)
-        if folder.apply_settings(settings):
+        resolved = config.resolve(folder.root, ls.client_options, scoped=scoped if scoped is not None else fallback)
+        found.extend(resolved.problems)
+        told.extend(resolved.notices)
+        if folder.apply_settings(resolved.settings):
             stale.append(folder)
-    report(ls, found)
+    report(ls, found, told)
     return stale
 
 

@@ -96,9 +96,10 @@ class Folders:
     """The folders one MCP connection serves (see the module's docstring), in the order
     the client gave them. Changed on the event loop only (the roots middleware)."""
 
-    def __init__(self, root: Path, settings: config.Settings) -> None:
+    def __init__(self, root: Path, settings: config.Settings, notes: list[str] | None = None) -> None:
         self.command_line = root
         self.command_line_settings = settings
+        self.command_line_notes = list(notes or ())  # about its settings (config.notes)
         self.jobs = Jobs()
         self.folders: dict[Path, Folder] = {}
         self.source: str | None = None  # where the folders come from, once known: CLIENT or COMMAND_LINE
@@ -218,9 +219,11 @@ class Folders:
 
     def _open(self, root: Path) -> Folder:
         if root == self.command_line:
-            return Folder(root, self.command_line_settings, self.jobs)
-        settings, problems = config.resolve(root)
-        return Folder(root, settings, self.jobs, [f"{p} (using the default)" for p in problems])
+            return Folder(root, self.command_line_settings, self.jobs, self.command_line_notes)
+        resolved = config.resolve(root)
+        for note in resolved.notices:
+            log.warning("%s", note)
+        return Folder(root, resolved.settings, self.jobs, config.notes(resolved))
 
     async def known(self) -> list[Folder]:
         """The folders, once known (the command line's folder if the client never says)."""

@@ -37,10 +37,10 @@ from .docs import INSTRUCTIONS
 from .folders import Folders
 
 
-def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Folders]:
-    """The MCP server of the folder ``root`` (with its ``settings``), served until the
-    client announces its own roots."""
-    folders = Folders(root, settings)
+def create_server(root: Path, settings: config.Settings, notes: list[str] | None = None) -> tuple[MCPServer, Folders]:
+    """The MCP server of the folder ``root`` (with its ``settings``, and ``notes`` about
+    them for its status), served until the client announces its own roots."""
+    folders = Folders(root, settings, notes)
 
     @asynccontextmanager
     async def lifespan(_app: MCPServer) -> AsyncIterator[None]:
@@ -59,10 +59,10 @@ def create_server(root: Path, settings: config.Settings) -> tuple[MCPServer, Fol
     return app, folders
 
 
-def serve(root: Path, settings: config.Settings) -> None:
+def serve(root: Path, settings: config.Settings, notes: list[str] | None = None) -> None:
     """Serve the workspace ``root`` (or the client's roots) over MCP on stdin/stdout until
     the client disconnects."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    app, _folders = create_server(root, settings)
+    app, _folders = create_server(root, settings, notes)
     app.run("stdio")

@@ -76,7 +76,7 @@ def status_json(ws: WorkspaceService, state: str, notes: Sequence[str],
     """``get_status``: the service's state (``state``), its index (``skipped_limit``
     skipped files of each reason named; None: all), its runs, and ``notes``."""
     engine = ws.engine
-    out: dict[str, Any] = {"root": str(ws.root), "state": state}
+    out: dict[str, Any] = {"root": str(ws.root), "state": state, **wire.trust_json(ws.settings)}
     if engine is None:
         if ws.open_error:
             out["error"] = ws.open_error

@@ -66,6 +66,19 @@ function M.user_event(pattern, data)
   end
 end
 
+--- Neovim's own answer on trusting the file `path` (0.9+: |vim.secure.read()|, the trust
+--- database 'exrc' uses; it asks the user the first time): true when the user allows it,
+--- false when not (denied, ignored, or unreadable). nil: this Neovim has no vim.secure
+--- (0.7, 0.8).
+function M.trusts(path)
+  local secure = vim.secure
+  if type(secure) ~= "table" or type(secure.read) ~= "function" then
+    return nil
+  end
+  local ok, contents = pcall(secure.read, path)
+  return ok and contents ~= nil
+end
+
 function M.exists(path)
   return vim.loop.fs_stat(path) ~= nil
 end

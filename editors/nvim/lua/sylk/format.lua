@@ -228,6 +228,16 @@ local function bytes(n)
   return i == 1 and string.format("%d B", n) or string.format("%.1f %s", n, units[i])
 end
 
+--- What an untrusted workspace means (the `trusted` option false): one line, if any.
+local function add_trust_line(lines, status)
+  if status.trusted ~= false then
+    return
+  end
+  local message = present(status.trustMessage) and status.trustMessage
+    or "untrusted workspace: its .sylk.toml and [tool.sylk] are ignored and git is not run"
+  table.insert(lines, message:sub(1, 1):upper() .. message:sub(2))
+end
+
 --- The lines of :SylkStatus.
 function M.status_lines(status)
   local lines = {}
@@ -238,10 +248,12 @@ function M.status_lines(status)
   end
   if not present(status.files) then
     table.insert(lines, status.ready and "Sylk: the index is not open" or "Sylk: opening the index...")
+    add_trust_line(lines, status)
     return lines
   end
   table.insert(lines, string.format("Sylk: %d files, %d symbols, %d chunks (%s)", status.files, status.symbols or 0,
     status.chunks or 0, status.root or "?"))
+  add_trust_line(lines, status)
   local semantic = status.semantic
   if present(semantic) then
     if semantic.ready then

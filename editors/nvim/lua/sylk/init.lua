@@ -5,6 +5,9 @@
 --
 --   require("sylk").setup({ settings = { embedding = { enabled = false } } })
 --
+-- `trusted` (:help sylk-trusted) says whether a project is trusted; untrusted, the
+-- server ignores its .sylk.toml and [tool.sylk] and does not run git.
+--
 -- Works with Neovim 0.7 (vim.lsp.start_client + buf_attach_client, one client per
 -- root) and later (vim.lsp.start).
 local compat = require("sylk.compat")
@@ -23,6 +26,11 @@ M.defaults = {
   -- Server settings, camelCase as in the README (e.g. { embedding = { enabled = false } }).
   -- Sent as initializationOptions and answered for workspace/configuration "sylk".
   settings = {},
+  -- Whether the workspace is trusted, sent as initializationOptions.trusted. false: the
+  -- server ignores the root's .sylk.toml and [tool.sylk] and does not run git. true,
+  -- false, or function(root) -> boolean|nil; nil: Neovim's own answer (0.9+: vim.secure,
+  -- asked about the root's .sylk.toml when it has one, as 'exrc' is), else true.
+  trusted = nil,
   -- nil: every file buffer; or a list of filetypes.
   filetypes = nil,
   autostart = true,
@@ -44,6 +52,8 @@ M.config = vim.deepcopy(M.defaults)
 
 -- root -> client id, for Neovim 0.7 where nothing reuses clients for us
 local clients_by_root = {}
+-- root -> Neovim's trust answer, asked once per root (vim.secure may ask the user)
+local trust_by_root = {}
 -- client id -> token -> { title, message, percentage }
 local progress = {}
 local warned_missing = false
@@ -135,13 +145,34 @@ local function settings_table()
   return s
 end
 
+--- Whether the workspace at `root` is trusted (the `trusted` option; nil: Neovim's own
+--- answer for the root's .sylk.toml where vim.secure exists, else true).
+function M.trusted(root)
+  local option = M.config.trusted
+  if type(option) == "function" then
+    option = option(root)
+  end
+  if option ~= nil then
+    return option == true
+  end
+  if trust_by_root[root] == nil then
+    local file = root .. "/.sylk.toml"
+    trust_by_root[root] = not compat.exists(file) or compat.trusts(file) ~= false
+  end
+  return trust_by_root[root]
+end
+
 local function client_config(root)
   local settings = settings_table()
+  -- the settings and, beside them, whether the workspace is trusted (never in the
+  -- workspace/configuration answer: only the user says it, when the client starts)
+  local init_options = vim.deepcopy(settings or {})
+  init_options.trusted = M.trusted(root)
   return {
     name = "sylk",
     cmd = M.config.cmd,
     root_dir = root,
-    init_options = settings,
+    init_options = init_options,
     -- what workspace/configuration answers for the section "sylk"
     settings = { sylk = settings or vim.empty_dict() },
     handlers = { ["$/progress"] = progress_handler },
@@ -544,7 +575,9 @@ function M.setup(opts)
       M.config[key] = value
     end
   end
+  vim.validate({ trusted = { M.config.trusted, { "boolean", "function" }, true } })
   warned_missing = false
+  trust_by_root = {}
   define_commands()
   local group = vim.api.nvim_create_augroup("sylk", { clear = true })
   -- hits without a file (virtual documents, commits) open as sylk:// buffers
