@@ -49,7 +49,7 @@ from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.protocol import LanguageServerProtocol  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
-from sylk import config  # noqa: E402
+from sylk import settings_sources  # noqa: E402
 from sylk.engine.workspace import Workspace  # noqa: E402
 from sylk.text.words import split_words  # noqa: E402
 
@@ -297,7 +297,7 @@ async def run(args: argparse.Namespace) -> int:
             print("  no query was sent during indexing (it ended first)")
 
         # the in-process baseline: the same index, opened read-only beside the server
-        settings, _ = config.resolve(root, None, dict(os.environ, SYLK_INDEX_DIR=str(index_dir)))
+        settings, _ = settings_sources.resolve(root, None, dict(os.environ, SYLK_INDEX_DIR=str(index_dir)))
         ws = Workspace(root, settings, writable=False)
         limit = settings.symbols.limit
         names = [s.name for syms in ws.manifest.symbols_by_path().values() for s in syms]

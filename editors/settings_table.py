@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sylk import config
+from sylk import config, settings_sources
 
 PACKAGE_JSON = Path(__file__).resolve().parent / "vscode" / "package.json"
 
@@ -53,14 +53,14 @@ NOT_IN_VSCODE = {
 
 
 def table() -> str:
-    """The table; ``scope`` (config.SCOPES): ``user``, only from the user's own sources,
+    """The table; ``scope`` (settings_sources.SCOPES): ``user``, only from the user's own sources,
     or ``workspace``, also from the workspace's ``.sylk.toml`` / ``[tool.sylk]``."""
     props = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))["contributes"]["configuration"]["properties"]
     rows = ["| setting | default | scope | meaning |", "|---|---|---|---|"]
     for name, value in _flatten(config.unstructure(config.Settings())).items():
         spec = props.get(f"sylk.{name}", {})
         meaning = _plain(spec.get("markdownDescription") or spec.get("description") or NOT_IN_VSCODE.get(name, ""))
-        rows.append(f"| `{name}` | {_default(value)} | {config.scope_of(name)} | {meaning} |")
+        rows.append(f"| `{name}` | {_default(value)} | {settings_sources.scope_of(name)} | {meaning} |")
     return "\n".join(rows) + "\n"
 
 

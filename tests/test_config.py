@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sylk import config
+from sylk import config, settings_sources
 
 
 def test_defaults(tmp_path: Path):
-    resolved = config.resolve(tmp_path, None, environ={})
+    resolved = settings_sources.resolve(tmp_path, None, environ={})
     settings, problems = resolved.settings, resolved.problems
     assert problems == () and resolved.notices == () and settings.trusted
     assert settings.max_file_size == 1 << 20 and settings.symbols.limit == 100 and settings.exclude == []
@@ -17,7 +17,7 @@ def test_defaults(tmp_path: Path):
 
 def test_layers_in_order(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text('[tool.sylk]\nmax_file_size = 10\nexclude = ["gen/**"]\n')
-    resolved = config.resolve(tmp_path, {"symbols": {"limit": 7}},
+    resolved = settings_sources.resolve(tmp_path, {"symbols": {"limit": 7}},
                               environ={"SYLK_MAX_FILE_SIZE": "20", "SYLK_INDEX_DIR": "/tmp/x"})
     settings = resolved.settings
     assert resolved.problems == () and resolved.notices == ()
@@ -30,11 +30,11 @@ def test_layers_in_order(tmp_path: Path):
 def test_sylk_toml_wins_over_pyproject(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text("[tool.sylk]\nmaxFileSize = 10\n")
     (tmp_path / ".sylk.toml").write_text("maxFileSize = 99\n")
-    assert config.resolve(tmp_path, None, environ={}).settings.max_file_size == 99
+    assert settings_sources.resolve(tmp_path, None, environ={}).settings.max_file_size == 99
 
 
 def test_editor_beats_environment(tmp_path: Path):
-    settings = config.resolve(tmp_path, {"indexDir": "/tmp/editor"}, environ={"SYLK_INDEX_DIR": "/tmp/env"}).settings
+    settings = settings_sources.resolve(tmp_path, {"indexDir": "/tmp/editor"}, environ={"SYLK_INDEX_DIR": "/tmp/env"}).settings
     assert settings.index_dir == "/tmp/editor"
 
 
@@ -46,7 +46,7 @@ def test_editor_beats_environment(tmp_path: Path):
     pytest.param({"colour": "blue"}, "unknown setting(s): colour", id="unknown-key"),
 ])
 def test_bad_values_are_explained_and_dropped(tmp_path: Path, options: dict, fragment: str):
-    resolved = config.resolve(tmp_path, {**options, "exclude": ["keep/**"]}, environ={})
+    resolved = settings_sources.resolve(tmp_path, {**options, "exclude": ["keep/**"]}, environ={})
     settings, problems = resolved.settings, resolved.problems
     assert any(fragment in p for p in problems), problems
     assert settings.exclude == ["keep/**"]  # the good key survives a bad neighbour
@@ -55,19 +55,19 @@ def test_bad_values_are_explained_and_dropped(tmp_path: Path, options: dict, fra
 
 def test_broken_toml_is_reported(tmp_path: Path):
     (tmp_path / ".sylk.toml").write_text("maxFileSize = = 3\n")
-    resolved = config.resolve(tmp_path, None, environ={})
+    resolved = settings_sources.resolve(tmp_path, None, environ={})
     settings, problems = resolved.settings, resolved.problems
     assert problems and ".sylk.toml" in problems[0]
     assert settings == config.Settings()
 
 
 def test_bad_environment_value(tmp_path: Path):
-    problems = config.resolve(tmp_path, None, environ={"SYLK_MAX_FILE_SIZE": "lots"}).problems
+    problems = settings_sources.resolve(tmp_path, None, environ={"SYLK_MAX_FILE_SIZE": "lots"}).problems
     assert problems == ("SYLK_MAX_FILE_SIZE must be a number of bytes, got 'lots'",)
 
 
 def test_settings_not_an_object(tmp_path: Path):
-    resolved = config.resolve(tmp_path, ["nope"], environ={})
+    resolved = settings_sources.resolve(tmp_path, ["nope"], environ={})
     settings, problems = resolved.settings, resolved.problems
     assert problems == ("editor settings: settings must be an object, got list",)
     assert settings == config.Settings()
@@ -124,10 +124,10 @@ def _leaves(data: dict, prefix: str = "") -> set[str]:
 def test_every_setting_has_a_scope():
     """A new setting must say whether a workspace file may set it (an unclassified one
     would be the user's only, silently)."""
-    assert set(config.SCOPES) == _leaves(config.unstructure(config.Settings()))
-    user = {k for k, v in config.SCOPES.items() if v.scope == config.USER}
+    assert set(settings_sources.SCOPES) == _leaves(config.unstructure(config.Settings()))
+    user = {k for k, v in settings_sources.SCOPES.items() if v.scope == settings_sources.USER}
     assert user == {"indexDir", "embedding.model", "embedding.modelPath", "trusted"}
-    assert all(config.SCOPES[k].why for k in user)
+    assert all(settings_sources.SCOPES[k].why for k in user)
 
 
 HOSTILE = ('indexDir = "/"\nmaxFileSize = 77\ntrusted = true\n'
@@ -138,7 +138,7 @@ HOSTILE = ('indexDir = "/"\nmaxFileSize = 77\ntrusted = true\n'
 def test_a_workspace_file_cannot_set_user_settings(tmp_path: Path, where: str):
     text = HOSTILE if where == ".sylk.toml" else "[tool.sylk]\n" + HOSTILE.replace("[embedding]", "[tool.sylk.embedding]")
     (tmp_path / where).write_text(text)
-    resolved = config.resolve(tmp_path, None, environ={})
+    resolved = settings_sources.resolve(tmp_path, None, environ={})
     s = resolved.settings
     assert s.index_dir is None and s.embedding.model_path is None and s.embedding.model == config.MODEL_ID_DEFAULT
     assert s.max_file_size == 77 and s.embedding.batch_size == 2  # the rest of the file applies
@@ -146,26 +146,26 @@ def test_a_workspace_file_cannot_set_user_settings(tmp_path: Path, where: str):
     file = tmp_path / where
     assert resolved.notices == (
         f"{file}: indexDir is ignored: a workspace file may not choose where Sylk writes (set it in your "
-        "editor's settings, SYLK_INDEX_DIR or " + config._shown(config.user_config_file()) + ")",
+        "editor's settings, SYLK_INDEX_DIR or " + settings_sources.display_path(settings_sources.user_config_file()) + ")",
         f"{file}: trusted is ignored: a workspace file may not vouch for its own workspace (set it in your "
-        "editor's settings, SYLK_TRUSTED or " + config._shown(config.user_config_file()) + ")",
+        "editor's settings, SYLK_TRUSTED or " + settings_sources.display_path(settings_sources.user_config_file()) + ")",
         f"{file}: embedding.modelPath is ignored: a workspace file may not choose model files outside the "
         "workspace for Sylk to load (set it in your editor's settings or "
-        + config._shown(config.user_config_file()) + ")",
+        + settings_sources.display_path(settings_sources.user_config_file()) + ")",
         f"{file}: embedding.model is ignored: a workspace file may not choose a model Sylk downloads from the "
-        "network (set it in your editor's settings or " + config._shown(config.user_config_file()) + ")")
+        "network (set it in your editor's settings or " + settings_sources.display_path(settings_sources.user_config_file()) + ")")
 
 
 def test_user_sources_set_user_settings(tmp_path: Path):
     user_file = tmp_path / "config.toml"
     user_file.write_text('indexDir = "/srv/idx"\n[embedding]\nmodelPath = "/opt/m"\nmodel = "BAAI/bge-small-en-v1.5"\n')
-    s = config.resolve(tmp_path, None, environ={}, user_file=user_file).settings
+    s = settings_sources.resolve(tmp_path, None, environ={}, user_file=user_file).settings
     assert (s.index_dir, s.embedding.model_path, s.embedding.model) == ("/srv/idx", "/opt/m", "BAAI/bge-small-en-v1.5")
     # above the workspace file, below the environment and the editor
     (tmp_path / ".sylk.toml").write_text("maxFileSize = 5\n")
     user_file.write_text("maxFileSize = 6\nexclude = ['x/**']\n")
-    assert config.resolve(tmp_path, None, environ={}, user_file=user_file).settings.max_file_size == 6
-    s = config.resolve(tmp_path, {"exclude": ["y/**"]}, environ={"SYLK_MAX_FILE_SIZE": "7"}, user_file=user_file).settings
+    assert settings_sources.resolve(tmp_path, None, environ={}, user_file=user_file).settings.max_file_size == 6
+    s = settings_sources.resolve(tmp_path, {"exclude": ["y/**"]}, environ={"SYLK_MAX_FILE_SIZE": "7"}, user_file=user_file).settings
     assert (s.max_file_size, s.exclude) == (7, ["y/**"])
 
 
@@ -175,10 +175,10 @@ def test_the_user_config_file_is_under_xdg_config_home(tmp_path: Path, monkeypat
     (tmp_path / "conf" / "sylk" / "config.toml").write_text('indexDir = "/srv/idx"\n')
     ws = tmp_path / "ws"
     ws.mkdir()
-    assert config.user_config_file() == tmp_path / "conf" / "sylk" / "config.toml"
-    assert config.resolve(ws, None, environ={}).settings.index_dir == "/srv/idx"
+    assert settings_sources.user_config_file() == tmp_path / "conf" / "sylk" / "config.toml"
+    assert settings_sources.resolve(ws, None, environ={}).settings.index_dir == "/srv/idx"
     (tmp_path / "conf" / "sylk" / "config.toml").write_text("indexDir = = 1\n")
-    problems = config.resolve(ws, None, environ={}).problems
+    problems = settings_sources.resolve(ws, None, environ={}).problems
     assert len(problems) == 1 and str(tmp_path / "conf" / "sylk" / "config.toml") in problems[0]
 
 
@@ -195,7 +195,7 @@ def test_the_user_config_file_is_under_xdg_config_home(tmp_path: Path, monkeypat
 ])
 def test_trust_comes_from_the_user(tmp_path: Path, client, environ, trusted):
     (tmp_path / ".sylk.toml").write_text("maxFileSize = 5\n")
-    resolved = config.resolve(tmp_path, client, environ=environ)
+    resolved = settings_sources.resolve(tmp_path, client, environ=environ)
     assert resolved.settings.trusted is trusted
     if trusted:
         assert resolved.settings.max_file_size == 5 and resolved.notices == ()
@@ -208,6 +208,6 @@ def test_trust_comes_from_the_user(tmp_path: Path, client, environ, trusted):
 
 def test_an_untrusted_workspace_file_is_not_even_reported_broken(tmp_path: Path):
     (tmp_path / ".sylk.toml").write_text("maxFileSize = = 5\n")
-    resolved = config.resolve(tmp_path, {"trusted": False}, environ={})
+    resolved = settings_sources.resolve(tmp_path, {"trusted": False}, environ={})
     assert resolved.problems == () and resolved.notices == (f"untrusted workspace {tmp_path}: .sylk.toml ignored, "
                                                             "git off",)

@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk", "sylk.model"),  # the version; leaf records and rules
     ("sylk.languages",),  # the table of languages (data), checked by the settings
     ("sylk.config",),  # the one settings tree
+    ("sylk.settings_sources",),  # where settings come from, who may set which: the one door
     ("sylk.text",),  # positions (UTF-8 <-> UTF-16), identifier words
     ("sylk.ingest",),  # scan, git sync, grammars, symbols, chunks, the parse worker
     ("sylk.store",),  # manifest, lexical, vectors, embedding cache
@@ -192,6 +193,8 @@ WIRE_UNITS = ("sylk.lsp", "sylk.mcp", "sylk.cli", "sylk.wire")
 CAMEL_KEYS_ALLOWED = {
     "sylk.config": "the settings tree's camelCase form: the names settings have in the client, in TOML "
                    "and in SYLK_* variables, turned into the attrs tree by cattrs there",
+    "sylk.settings_sources": "the same names, as the sources (TOML files, SYLK_* variables, the editor) "
+                             "write them, and the scope table keyed by them, before config structures them",
 }
 _CAMEL = re.compile(r"[a-z]+[A-Z]")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sylk import config
+from sylk import config, settings_sources
 from sylk.languages import BY_NAME
 from sylk.search import query
 
@@ -393,11 +393,11 @@ def test_vscode_settings_are_the_servers_with_the_same_defaults() -> None:
     assert defaults == server
     # and the server accepts every one of them when a user sets it explicitly
     assert config.structure(defaults) == config.Settings()
-    # a setting only the user may set (config.SCOPES) is one a workspace's .vscode/settings.json
+    # a setting only the user may set (settings_sources.SCOPES) is one a workspace's .vscode/settings.json
     # cannot set in restricted mode either
     trust = json.loads(PACKAGE_JSON.read_text())["capabilities"]["untrustedWorkspaces"]
     restricted = set(trust["restrictedConfigurations"])
-    assert {f"sylk.{k}" for k, v in config.SCOPES.items() if v.scope == config.USER and k in flat_vscode} <= restricted
+    assert {f"sylk.{k}" for k, v in settings_sources.SCOPES.items() if v.scope == settings_sources.USER and k in flat_vscode} <= restricted
 
 
 def test_vscode_setting_choices_are_the_servers() -> None:

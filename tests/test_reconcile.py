@@ -20,7 +20,7 @@ import anyio
 import pytest
 from conftest import NO_EMBEDDING, TIMEOUT, eventually, git_commit, server_env, start_lsp
 from lsprotocol import types
-from sylk import config
+from sylk import config, settings_sources
 from sylk.engine.indexer import IndexReport
 from sylk.jobs import FOREGROUND, Periodic
 from sylk.service import WorkspaceService
@@ -51,7 +51,7 @@ def test_the_setting_takes_minutes_and_refuses_what_is_not_a_duration(tmp_path: 
         with pytest.raises(config.SettingsError) as err:
             config.structure({"reconcileMinutes": bad})
         assert "reconcileMinutes" in str(err.value)
-    resolved = config.resolve(tmp_path, {"reconcileMinutes": -5, "watch": False}, environ={})
+    resolved = settings_sources.resolve(tmp_path, {"reconcileMinutes": -5, "watch": False}, environ={})
     settings, problems = resolved.settings, list(resolved.problems)
     assert problems == ["editor settings: reconcileMinutes must be a number of minutes >= 0 (0: never), "
                         "got -5.0 @ sylk"]

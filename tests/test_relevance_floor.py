@@ -19,7 +19,7 @@ import pytest_asyncio
 from conftest import EMBEDDING, WORKSPACE, start_lsp, wait_for_progress_end
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
-from sylk import config
+from sylk import config, settings_sources
 from sylk.search.params import request_from_params
 from sylk.search.query import QueryError
 
@@ -93,7 +93,7 @@ async def test_a_bad_min_score_is_refused_naming_the_field(served: LanguageClien
 
 
 def test_the_floor_comes_from_the_settings_unless_the_request_says(tmp_path: Path):
-    resolved = config.resolve(tmp_path, {"search": {"minScore": 0.5}}, environ={})
+    resolved = settings_sources.resolve(tmp_path, {"search": {"minScore": 0.5}}, environ={})
     settings, problems = resolved.settings, list(resolved.problems)
     assert problems == [] and settings.search.min_score == 0.5
     assert request_from_params({"query": "x"}, settings.search).min_score == 0.5
@@ -102,7 +102,7 @@ def test_the_floor_comes_from_the_settings_unless_the_request_says(tmp_path: Pat
     assert request_from_params({"query": "x", "minScore": None}, settings.search).min_score is None
     default = config.Settings().search.min_score
     assert 0 < default < 1 and request_from_params({"query": "x"}).min_score == default
-    problems = config.resolve(tmp_path, {"search": {"minScore": 2}}, environ={}).problems
+    problems = settings_sources.resolve(tmp_path, {"search": {"minScore": 2}}, environ={}).problems
     assert any("search.minScore must be between 0 and 1" in p for p in problems), problems
     with pytest.raises(QueryError, match="minScore"):
         request_from_params({"query": "x", "minScore": "0.3"})

@@ -16,7 +16,8 @@ from typing import Any
 
 import attrs
 
-from .config import UNTRUSTED, Settings, camel
+from .config import Settings, camel
+from .settings_sources import UNTRUSTED
 from .engine.status import SKIPPED_EXAMPLES, IndexStatus
 from .search import agent
 from .search.agent import FollowUp, Group, RelatedFile, Summary

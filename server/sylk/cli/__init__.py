@@ -202,7 +202,7 @@ TRUSTED_ENV = "SYLK_TRUSTED"
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.untrusted:  # the environment's word: config.resolve reads it (false from any user source wins)
+    if args.untrusted:  # the environment's word: settings_sources.resolve reads it (false from any user source wins)
         os.environ[TRUSTED_ENV] = "0"
     module, function = args.run.split(":")
     try:

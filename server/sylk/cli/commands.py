@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config, steps, wire
+from .. import config, settings_sources, steps, wire
 from ..engine import documents
 from ..engine.workspace import Workspace, clear_index, index_exists
 from ..errors import IndexError_
@@ -287,7 +287,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         else:
             print(f"{root}: not indexed ('sylk index {root}' indexes it)")
             if not settings.trusted:
-                print(config.UNTRUSTED)
+                print(settings_sources.UNTRUSTED)
         return 1
     ws = open_index(root, writable=False, settings=settings)
     try:
@@ -316,7 +316,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print_skipped(st.skipped, every=args.skipped)
     print(f"merkle root   {st.merkle_root}")
     if not settings.trusted:
-        print(f"trusted       no: {config.UNTRUSTED}")
+        print(f"trusted       no: {settings_sources.UNTRUSTED}")
     if check is not None:
         print_verification(check)
     return status
@@ -460,5 +460,5 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     root = workspace_root(args.path)
     resolved = resolve(root)
-    serve(root, resolved.settings, config.notes(resolved))
+    serve(root, resolved.settings, settings_sources.notes(resolved))
     return 0

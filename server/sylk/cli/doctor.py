@@ -23,7 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from .. import __version__, config
+from .. import __version__, config, settings_sources
 from ..ingest.gitsync import git_executable, run_git
 from ..store.layout import FolderState, folder_state
 from .args import workspace_root
@@ -227,7 +227,7 @@ def _version(dist: str) -> str | None:
 
 
 def run(root: Path) -> Report:
-    settings = config.resolve(root).settings
+    settings = settings_sources.resolve(root).settings
     checks = (
         _guard("python", True, check_python),
         _guard("grammars", True, check_grammars),

@@ -7,17 +7,17 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config, steps
+from .. import config, settings_sources, steps
 from ..engine.indexer import Progress
 from ..engine.workspace import Workspace
 from ..errors import IndexError_
 from .errors import CliError
 
 
-def resolve(root: Path) -> config.Resolved:
+def resolve(root: Path) -> settings_sources.Resolved:
     """The settings of ``root`` (.sylk.toml or [tool.sylk] as far as a workspace may set
     them, the user config file, SYLK_*), a warning on stderr per problem and notice."""
-    resolved = config.resolve(root)
+    resolved = settings_sources.resolve(root)
     for p in resolved.problems:
         print(f"sylk: warning: {p} (using the default)", file=sys.stderr)
     for n in resolved.notices:

@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from .. import __version__, config
+from .. import __version__, config, settings_sources
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
@@ -148,7 +148,7 @@ class SylkServer(LanguageServer):
         client follow: see settings.configure); None if it is open already."""
         if root in self.folders:
             return None
-        resolved = config.resolve(root, self.client_options)
+        resolved = settings_sources.resolve(root, self.client_options)
         self._problems.extend(p for p in resolved.problems if p not in self._problems)
         self._notices.extend(n for n in resolved.notices if n not in self._notices)
         folder = self.folders[root] = Folder(self, root, resolved.settings, uri)
@@ -173,7 +173,7 @@ class SylkServer(LanguageServer):
 
     def take_notices(self) -> list[str]:
         """The settings notices met (by add_folder) since last asked: refused workspace
-        settings, an untrusted workspace (config.Resolved)."""
+        settings, an untrusted workspace (settings_sources.Resolved)."""
         notices, self._notices = self._notices, []
         return notices
 

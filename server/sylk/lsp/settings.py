@@ -1,7 +1,7 @@
 """Settings per folder, and live. ``workspace/configuration`` is asked once for every
 folder, with the folder's URI as ``scopeUri`` (section ``sylk``): after ``initialized``,
 for folders added later, and after ``workspace/didChangeConfiguration``. Each folder
-resolves its own settings (``config.resolve``: defaults < ``.sylk.toml`` /
+resolves its own settings (``settings_sources.resolve``: defaults < ``.sylk.toml`` /
 ``[tool.sylk]`` < the user config file < environment < initializationOptions < the
 folder's answer) and its service applies them at once (watcher, embedding; a re-index
 when what is indexed changed). Invalid values: one ``window/showMessage`` naming them;
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .. import config
+from .. import settings_sources
 from .handlers import feature
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ async def configure(ls: SylkServer, folders: Sequence[Folder], fallback: Mapping
     found, told = list(problems), list(notices)
     stale = []
     for folder, scoped in zip(folders, await ask(ls, folders)):
-        resolved = config.resolve(folder.root, ls.client_options, scoped=scoped if scoped is not None else fallback)
+        resolved = settings_sources.resolve(folder.root, ls.client_options, scoped=scoped if scoped is not None else fallback)
         found.extend(resolved.problems)
         told.extend(resolved.notices)
         if folder.apply_settings(resolved.settings):

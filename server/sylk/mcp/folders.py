@@ -27,7 +27,7 @@ import anyio
 from mcp import types
 from mcp.server.mcpserver.exceptions import ToolError
 
-from .. import config
+from .. import config, settings_sources
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
@@ -99,7 +99,7 @@ class Folders:
     def __init__(self, root: Path, settings: config.Settings, notes: list[str] | None = None) -> None:
         self.command_line = root
         self.command_line_settings = settings
-        self.command_line_notes = list(notes or ())  # about its settings (config.notes)
+        self.command_line_notes = list(notes or ())  # about its settings (settings_sources.notes)
         self.jobs = Jobs()
         self.folders: dict[Path, Folder] = {}
         self.source: str | None = None  # where the folders come from, once known: CLIENT or COMMAND_LINE
@@ -220,10 +220,10 @@ class Folders:
     def _open(self, root: Path) -> Folder:
         if root == self.command_line:
             return Folder(root, self.command_line_settings, self.jobs, self.command_line_notes)
-        resolved = config.resolve(root)
+        resolved = settings_sources.resolve(root)
         for note in resolved.notices:
             log.warning("%s", note)
-        return Folder(root, resolved.settings, self.jobs, config.notes(resolved))
+        return Folder(root, resolved.settings, self.jobs, settings_sources.notes(resolved))
 
     async def known(self) -> list[Folder]:
         """The folders, once known (the command line's folder if the client never says)."""
