@@ -23,57 +23,16 @@ from conftest import (
     mcp_indexed,
     mcp_session,
     mcp_wait_until,
+    fired,
+    hostile_workspace,
+    runpy_startup_modules,
     run_sylk,
     server_env,
     start_lsp,
     status,
     symbols,
     wait_for_progress_end,
-    without_embedding,
 )
-
-# Parsed by worker processes: well past the indexer's POOL_THRESHOLD (48) and HEAD_FILES (64).
-SOURCE_FILES = 120
-# Imported as packages (a folder with __init__.py) rather than as modules.
-PACKAGES = {"logging", "encodings", "json", "concurrent", "importlib", "multiprocessing", "email", "xml",
-            "collections", "asyncio", "sqlite3", "unittest"}
-
-
-def runpy_startup_modules() -> set[str]:
-    """The modules CPython itself imports for ``python -m`` before any code of the module
-    run: found on the working directory first, a workspace shadows them before Sylk's
-    first line runs (only the console script or ``-P`` avoids that), so the ``python -m``
-    case leaves them out."""
-    code = "import runpy, sys; print(' '.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True,
-                         timeout=TIMEOUT).stdout
-    return {name.partition(".")[0] for name in out.split()}
-
-
-def hostile_workspace(root: Path, markers: Path, leave_out: set[str] = frozenset()) -> int:
-    """``root`` filled with a marker module per standard-library module (but ``leave_out``)
-    and SOURCE_FILES plain files of equal mtime; returns how many files it holds."""
-    markers.mkdir(parents=True, exist_ok=True)
-    names = {n for n in sys.stdlib_module_names if n.isidentifier()} | {"sitecustomize", "usercustomize"}
-    count = 0
-    for name in sorted(names - leave_out):
-        body = (f"import os as _os\nopen({str(markers)!r} + '/{name}-' + str(_os.getpid()), 'w').close()\n"
-                f"def marker_{name}():\n    return {name!r}\n")
-        path = root / name / "__init__.py" if name in PACKAGES else root / f"{name}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body, encoding="utf-8")
-        count += 1
-    for i in range(SOURCE_FILES):
-        (root / f"src_{i:03d}.py").write_text(f"def source_function_{i:03d}(x):\n    return x + {i}\n",
-                                             encoding="utf-8")
-        count += 1
-    without_embedding(root)  # .sylk.toml: one more file, indexed as config
-    return count + 1
-
-
-def fired(markers: Path) -> list[str]:
-    return sorted(p.name for p in markers.iterdir())
-
 
 @pytest.mark.parametrize("start", ["console-script", "python -P -m", "python -m"])
 def test_the_cli_started_inside_a_workspace_imports_none_of_its_modules(tmp_path: Path, _isolated_index: Path,
