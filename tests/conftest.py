@@ -178,6 +178,22 @@ async def eventually(probe: Callable[[], Awaitable[T]], done: Callable[[T], bool
         pytest.fail(f"timed out waiting for {what}")
 
 
+def eventually_blocking(probe: Callable[[], T], done: Callable[[T], bool], what: str,
+                        timeout: float = TIMEOUT) -> T:
+    """``eventually`` for a blocking client (RawLsp): ``probe()`` until ``done(answer)``;
+    fails naming ``what`` (and the last answer) after ``timeout``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = probe()
+        if done(answer):
+            return answer
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}; the last answer: {answer!r}")
+        time.sleep(0.05)
+
+
 def write_tree(root: Path, files: dict[str, str]) -> Path:
     """``files`` (root-relative path -> text, UTF-8) written under ``root``; returns ``root``."""
     for rel, text in files.items():

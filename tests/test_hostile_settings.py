@@ -7,6 +7,7 @@ its working directory inside the workspace, as an editor or a terminal starts it
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from conftest import (
     eventually,
+    eventually_blocking,
     git_commit,
     mcp_call,
     mcp_session,
@@ -299,3 +301,31 @@ async def test_mcp_untrusted_by_the_environment(tmp_path: Path, _isolated_index:
         found = await mcp_call(s, "search_symbol", query=PROBE)
         assert [h["name"] for h in found["symbols"]][:1] == [PROBE]
     assert not git_marker.exists() and not hook_marker.exists()
+
+
+def test_settings_pushed_later_do_not_make_an_untrusted_workspace_trusted(tmp_path: Path, raw_lsp: Any):
+    """A client without workspace/configuration pushes its settings in
+    didChangeConfiguration, replacing those of initialize: the trust it declared at start
+    stays (only a restart with ``trusted`` true trusts the workspace)."""
+    ws = write_tree(tmp_path / "ws", {"src/app.py": "def probe_one():\n    pass\n\ndef probe_two():\n    pass\n",
+                                      ".sylk.toml": 'exclude = ["src/**"]\n'})
+    server = raw_lsp()
+    server.initialize(ws, {"trusted": False, "embedding": {"enabled": False}})
+
+    ids = itertools.count()
+
+    def status() -> dict[str, Any]:
+        return server.request(f"status-{next(ids)}", "sylk/status", {})["result"]
+
+    def symbols(query: str) -> list[Any]:
+        return server.request(f"symbols-{next(ids)}", "workspace/symbol", {"query": query})["result"]
+
+    first = eventually_blocking(status, lambda s: s["ready"] and s.get("lastRun") is not None, "the first run")
+    assert first["trusted"] is False
+    assert len(symbols("probe")) == 2  # .sylk.toml's exclude is not applied
+    server.frame({"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
+                  "params": {"settings": {"sylk": {"symbols": {"limit": 1}, "embedding": {"enabled": False}}}}})
+    eventually_blocking(lambda: symbols("probe"), lambda found: len(found) == 1, "the pushed settings")
+    again = eventually_blocking(status, lambda s: s["ready"], "the run after the change")
+    assert again["trusted"] is False and again["folders"][0]["trusted"] is False
+

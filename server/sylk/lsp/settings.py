@@ -89,6 +89,9 @@ def setup(server: SylkServer, on_change: Callable[[SylkServer], None]) -> None:
         if not supports_configuration(ls):  # the pushed settings are the client's, for every folder
             if sent is None:
                 return
+            if isinstance(ls.client_options, dict) and ls.client_options.get("trusted") is False \
+                    and isinstance(sent, dict):
+                sent = {**sent, "trusted": False}  # untrusted at start stays so: trust is not pushed later
             ls.client_options = sent
             sent = None
         for folder in await configure(ls, list(ls.folders.values()), fallback=sent):
