@@ -393,3 +393,22 @@ def test_nothing_but_gitsync_starts_git():
     offenders = [str(p.relative_to(SERVER)) for p in SERVER.rglob("*.py")
                  if p.name != "gitsync.py" and starts.search(p.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def test_a_git_the_repository_ships_is_never_run_whatever_path_says(tmp_path: Path, _isolated_index: Path):
+    """A PATH with an empty entry (a trailing colon) or ``.`` names the working directory,
+    which is the workspace when an editor starts Sylk: a ``git`` the repository ships
+    there is never run; the user's git is, so git's features still answer."""
+    root = write_tree(tmp_path / "repo", {"ledger.py": "def balance():\n    return 0\n"})
+    without_embedding(root)
+    git(tmp_path, "init", "-q", str(root))
+    git_commit(root, BOB, "the ledger")
+    marker = tmp_path / "markers" / "shipped-git"
+    marker_program(root / "git", marker, 'exec /usr/bin/env -i false "$@"')
+    env = {"PATH": ":.:" + os.environ["PATH"]}
+    r = run_sylk("index", ".", cache=_isolated_index, cwd=root, console_script=True, env=env)
+    assert r.returncode == 0, r.stderr
+    found = run_sylk("search", "balance", ".", "--author", BOB, "--mode", "lexical", "--format", "paths",
+                     cache=_isolated_index, cwd=root, console_script=True, env=env)
+    assert "ledger.py" in found.stdout, (found.stdout, found.stderr)
+    assert not marker.exists()

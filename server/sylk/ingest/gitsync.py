@@ -99,8 +99,12 @@ NAMED_DRIVERS = (
 
 
 def git_executable() -> str | None:
-    """The git program Sylk runs (the one on PATH), or None without git."""
-    return shutil.which("git")
+    """The git program Sylk runs (the one on PATH), or None without git. Only the absolute
+    folders of PATH are searched: an empty or relative entry ("", ".", "bin") names a
+    folder of the working directory, which is the workspace when an editor starts Sylk,
+    and a repository could ship a ``git`` there."""
+    folders = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(d)]
+    return shutil.which("git", path=os.pathsep.join(folders))
 
 
 # The user's git variables that only say where their own config is and where the search
