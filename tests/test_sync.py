@@ -13,7 +13,6 @@ import sylk.engine.indexer as indexer_mod
 import sylk.engine.planner as planner_mod
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
-from sylk.ingest import gitsync
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -189,7 +188,7 @@ def test_git_start_up_falls_back_to_a_walk_when_it_cannot_tell(workspace: Path, 
     ws.close()
     (root / "app/repository.py").write_text("def changed_without_git():\n    pass\n")
     # git disappears (uninstalled, or the PATH of an editor without it): the walk finds the change
-    monkeypatch.setattr(gitsync.shutil, "which", lambda name: None)
+    monkeypatch.setenv("PATH", str(workspace.parent / "no-such-folder"))
     ws = Workspace(root, Settings())
     report = ws.index()
     assert report.changed == 1 and "changed_without_git" in names(ws)
