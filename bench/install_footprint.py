@@ -1,4 +1,4 @@
-"""What ``pip install sylk`` costs: install time, size on disk, dependencies, start-up (run by hand).
+"""What ``pip install sylk-search`` costs: install time, size on disk, dependencies, start-up (run by hand).
 
     python bench/install_footprint.py [--wheel PATH] [--ref REV] [--extras mcp] [--runs 10] [--keep]
 
@@ -159,7 +159,7 @@ def build_wheel(src: Path, work: Path) -> tuple[Path, float]:
     outdir = work / "dist"
     wall = run_logged([sys.executable, "-m", "build", "--wheel", "--outdir", str(outdir), str(src)],
                       work / "build.log", cwd=src)
-    wheels = sorted(outdir.glob("sylk-*.whl"))
+    wheels = sorted(outdir.glob("sylk_search-*.whl"))
     if len(wheels) != 1:
         raise SystemExit(f"expected one sylk wheel in {outdir}, found {[w.name for w in wheels]}")
     return wheels[0], wall
@@ -361,7 +361,7 @@ def startup(venv: Path, runs: int, work: Path) -> bool:
 def report(args: argparse.Namespace, work: Path) -> bool:
     wheel = get_wheel(args, work)
     spec = f"{wheel}[{args.extras}]" if args.extras else str(wheel)
-    label = f"sylk[{args.extras}]" if args.extras else "sylk"
+    label = f"sylk-search[{args.extras}]" if args.extras else "sylk-search"
     python, empty, empty_size = installs(wheel, spec, label, work)
     ok = footprint(python, work / "venv-cold", empty, empty_size, label, work)
     return startup(work / "venv-cold", args.runs, work) and ok

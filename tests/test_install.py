@@ -98,12 +98,12 @@ def test_without_the_mcp_extra(workspace: Path) -> None:
     assert r.returncode == 2
     assert r.stdout == ""
     assert r.stderr.count("\n") == 1
-    assert "sylk[mcp]" in r.stderr and "needs the MCP SDK" in r.stderr
+    assert "pip install 'sylk-search[mcp]'" in r.stderr and "needs the MCP SDK" in r.stderr
     r = sylk("doctor", str(workspace), blocked=("mcp",))
     assert r.returncode == 0, r.stdout + r.stderr  # optional: a failure that does not fail the doctor
     line = next(line for line in r.stdout.splitlines() if "MCP extra" in line)
     assert line.startswith("✗") and line.endswith("(optional)")
-    assert "pip install 'sylk[mcp]'" in r.stdout
+    assert "pip install 'sylk-search[mcp]'" in r.stdout
 
 
 def test_version_and_help_load_no_engine() -> None:

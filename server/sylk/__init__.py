@@ -36,3 +36,7 @@ def _keep_workspace_off_path() -> None:
 _keep_workspace_off_path()
 
 __version__ = "0.1.0"
+# the name to install Sylk by (PyPI's "sylk" is an unrelated project); the command is `sylk`
+DISTRIBUTION = "sylk-search"
+MCP_INSTALL = (f"pip install '{DISTRIBUTION}[mcp]' (pipx inject {DISTRIBUTION} mcp; "
+               f"uv tool install '{DISTRIBUTION}[mcp]')")

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config, settings_sources, steps, wire
+from .. import MCP_INSTALL, config, settings_sources, steps, wire
 from ..engine import documents
 from ..engine.workspace import Workspace, clear_index, index_exists
 from ..errors import IndexError_
@@ -455,8 +455,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         if (exc.name or "").split(".")[0] != "mcp":
             raise
-        raise CliError("'sylk mcp' needs the MCP SDK, an optional extra: pip install 'sylk[mcp]' "
-                       "(pipx inject sylk mcp, or uv tool install 'sylk[mcp]')", 2) from exc
+        raise CliError(f"'sylk mcp' needs the MCP SDK, an optional extra: {MCP_INSTALL}", 2) from exc
 
     root = workspace_root(args.path)
     resolved = resolve(root)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from .. import __version__, config, settings_sources
+from .. import MCP_INSTALL, __version__, config, settings_sources
 from ..ingest.gitsync import git_executable, run_git
 from ..store.layout import FolderState, folder_state
 from .args import workspace_root
@@ -215,7 +215,7 @@ def check_mcp() -> Check:
         found = False
     if not found:
         return Check("MCP extra", False, "not installed: 'sylk mcp' (the server for coding agents) is off",
-                     required=False, fix="pip install 'sylk[mcp]' (pipx inject sylk mcp; uv tool install 'sylk[mcp]')")
+                     required=False, fix=MCP_INSTALL)
     return Check("MCP extra", True, f"mcp {_version('mcp')}: 'sylk mcp' works", required=False)
 
 
