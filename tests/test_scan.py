@@ -3,6 +3,7 @@ safe file loading, on small trees built in tmp_path."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -308,22 +309,50 @@ def test_unreadable_directory_is_reported(tmp_path: Path, monkeypatch: pytest.Mo
     assert skipped(result) == {"locked": "unreadable"}
 
 
-@pytest.mark.skipif(IS_ROOT or sys.platform == "win32", reason="root reads chmod 000 files and dirs anyway")
+# What the chmod 000 test runs, in a process of its own: root reads a chmod 000 file anyway
+# (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), so as root the child starts without those two
+# capabilities and meets the permission errors a user meets.
+CHMOD_PROBE = """
+import json, sys
+from pathlib import Path
+from sylk.ingest.scan import SkipFile, load_source, scan_workspace
+root = Path(sys.argv[1])
+result = scan_workspace(root)
+try:
+    load_source(root / "secret.py")
+    refused = None
+except SkipFile as err:
+    refused = err.reason
+print(json.dumps({"files": [f.rel for f in result.files],
+                  "skipped": {s.rel: s.reason for s in result.skipped}, "refused": refused}))
+"""
+
+
+def _drop_root_read_override() -> None:
+    """In the child before exec: take CAP_DAC_OVERRIDE (1) and CAP_DAC_READ_SEARCH (2) out of
+    its bounding set (prctl PR_CAPBSET_DROP), so the program it runs cannot have them."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):
+        if libc.prctl(24, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), f"prctl(PR_CAPBSET_DROP, {cap})")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="chmod 000 does not lock a file on Windows")
 def test_chmod_000_directory_and_file(tmp_path: Path) -> None:
     make_tree(tmp_path, {"ok.py": "", "locked/b.py": "", "secret.py": "x"})
     os.chmod(tmp_path / "locked", 0)
     os.chmod(tmp_path / "secret.py", 0)
     try:
-        result = scan_workspace(tmp_path)
-        # scan does not open files: secret.py is listed, load_source refuses it
-        assert rels(result) == ["ok.py", "secret.py"]
-        assert skipped(result) == {"locked": "unreadable"}
-        with pytest.raises(SkipFile) as err:
-            load_source(tmp_path / "secret.py")
-        assert err.value.reason == "unreadable"
+        probe = subprocess.run([sys.executable, "-c", CHMOD_PROBE, str(tmp_path)], capture_output=True, text=True,
+                               timeout=120, preexec_fn=_drop_root_read_override if IS_ROOT else None)
     finally:
         os.chmod(tmp_path / "locked", 0o755)
         os.chmod(tmp_path / "secret.py", 0o644)
+    assert probe.returncode == 0, probe.stderr
+    seen = json.loads(probe.stdout)
+    # scan does not open files: secret.py is listed, load_source refuses it
+    assert seen == {"files": ["ok.py", "secret.py"], "skipped": {"locked": "unreadable"}, "refused": "unreadable"}
 
 
 def test_missing_root_is_reported_not_raised(tmp_path: Path) -> None:
