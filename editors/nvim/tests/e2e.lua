@@ -24,7 +24,7 @@ end
 
 -- the root is pinned to the workspace (the current directory): a root marker above
 -- the test's copy (a stray /tmp/package.json) must not change what is tested
-require("sylk").setup({ root_dir = vim.loop.cwd(), settings = { embedding = { enabled = false } } })
+require("sylk").setup({ root_dir = (vim.uv or vim.loop).cwd(), settings = { embedding = { enabled = false } } })
 
 local compat = require("sylk.compat")
 
@@ -45,7 +45,6 @@ end
 
 local function run()
   local out = {
-    nvim = tostring(vim.version().major) .. "." .. tostring(vim.version().minor),
     notes = notes,
     server_messages = server_messages,
   }

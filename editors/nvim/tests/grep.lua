@@ -16,7 +16,7 @@ vim.notify = function(msg, level)
 end
 
 -- the root is pinned to the workspace (see e2e.lua)
-require("sylk").setup({ root_dir = vim.loop.cwd(), settings = { embedding = { enabled = false } } })
+require("sylk").setup({ root_dir = (vim.uv or vim.loop).cwd(), settings = { embedding = { enabled = false } } })
 
 local compat = require("sylk.compat")
 

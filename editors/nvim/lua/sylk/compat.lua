@@ -2,6 +2,8 @@
 local M = {}
 
 local has_011 = vim.fn.has("nvim-0.11") == 1
+-- libuv: vim.uv since 0.10 (vim.loop, deprecated there, is all 0.7 has)
+local uv = vim.uv or vim.loop
 
 --- Send a request through one client (0.11 made the client methods take `self`).
 function M.request(client, method, params, handler, bufnr)
@@ -26,7 +28,9 @@ function M.is_stopped(client)
   return client.is_stopped()
 end
 
---- The running clients named `name`, attached to `bufnr` when given.
+--- The running clients named `name`, attached to `bufnr` when given. Initialized ones
+--- only: 0.7's get_active_clients() and 0.12's get_clients() leave out a client that
+--- is still starting (vim.lsp.get_client_by_id() finds it).
 function M.clients(name, bufnr)
   if vim.lsp.get_clients then
     return vim.lsp.get_clients({ name = name, bufnr = bufnr })
@@ -80,7 +84,31 @@ function M.trusts(path)
 end
 
 function M.exists(path)
-  return vim.loop.fs_stat(path) ~= nil
+  return uv.fs_stat(path) ~= nil
+end
+
+function M.cwd()
+  return uv.cwd()
+end
+
+--- Check one option's type (0.11 deprecated vim.validate's table form for 1.0; 0.7 has
+--- only that form). `types`: a type name or a list of them.
+function M.validate(name, value, types, optional)
+  if has_011 then
+    vim.validate(name, value, types, optional)
+  else
+    vim.validate({ [name] = { value, types, optional } })
+  end
+end
+
+--- The LSP log file (where a server's stderr goes). :LspLog is nvim-lspconfig's, not
+--- Neovim's; vim.lsp.get_log_path() is deprecated in 0.12; vim.lsp.log's own answer
+--- is the same on every version.
+function M.log_path()
+  local ok, path = pcall(function()
+    return require("vim.lsp.log").get_filename()
+  end)
+  return ok and path or nil
 end
 
 function M.dirname(path)

@@ -50,7 +50,8 @@ M.defaults = {
 
 M.config = vim.deepcopy(M.defaults)
 
--- root -> client id, for Neovim 0.7 where nothing reuses clients for us
+-- root -> client id: on Neovim 0.7 nothing reuses clients for us; on every version it
+-- finds a client that is still starting (Neovim's client lists leave it out)
 local clients_by_root = {}
 -- root -> Neovim's trust answer, asked once per root (vim.secure may ask the user)
 local trust_by_root = {}
@@ -82,7 +83,7 @@ function M.root_dir(bufnr)
     return (vim.fn.fnamemodify(cfg.root_dir, ":p"):gsub("/$", ""))
   end
   local name = vim.api.nvim_buf_get_name(bufnr)
-  local start = name ~= "" and compat.dirname(vim.fn.fnamemodify(name, ":p")) or vim.loop.cwd()
+  local start = name ~= "" and compat.dirname(vim.fn.fnamemodify(name, ":p")) or compat.cwd()
   for _, marker in ipairs(cfg.root_markers or {}) do
     local dir = start
     while true do
@@ -96,7 +97,7 @@ function M.root_dir(bufnr)
       dir = parent
     end
   end
-  return vim.loop.cwd()
+  return compat.cwd()
 end
 
 local function is_file_buffer(bufnr)
@@ -185,8 +186,9 @@ local function client_config(root)
       end
       if code ~= 0 and signal ~= 15 then
         vim.schedule(function()
-          notify(string.format("the server for %s exited with code %d (see :LspLog)", root, code),
-            vim.log.levels.ERROR)
+          local log = compat.log_path()
+          notify(string.format("the server for %s exited with code %d%s", root, code,
+            log and (" (its messages are in " .. log .. ")") or ""), vim.log.levels.ERROR)
         end)
       end
     end,
@@ -221,6 +223,9 @@ function M.attach(bufnr)
     vim.api.nvim_buf_call(bufnr, function()
       id = vim.lsp.start(client_config(root), { bufnr = bufnr })
     end)
+    if id ~= nil then
+      clients_by_root[root] = id
+    end
     return id
   end
   -- Neovim 0.7: one client per root, started once
@@ -239,6 +244,7 @@ function M.attach(bufnr)
 end
 
 --- The Sylk client of a buffer (attached to it, else the one of its root), or nil.
+--- It may still be starting (client.initialized not yet true).
 function M.client(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local attached = compat.clients("sylk", bufnr)
@@ -246,6 +252,11 @@ function M.client(bufnr)
     return attached[1]
   end
   local root = M.root_dir(bufnr)
+  local id = clients_by_root[root]
+  local started = id and vim.lsp.get_client_by_id(id)
+  if started and not compat.is_stopped(started) then
+    return started
+  end
   for _, client in ipairs(compat.clients("sylk")) do
     if client.config.root_dir == root then
       return client
@@ -257,7 +268,8 @@ end
 local function ready_client(bufnr)
   local client = M.client(bufnr)
   if client == nil then
-    notify("no Sylk server for this buffer (open a file of the project, or check :LspInfo)", vim.log.levels.WARN)
+    notify("no Sylk server for this buffer (open a file of the project, or see :checkhealth vim.lsp)",
+      vim.log.levels.WARN)
     return nil
   end
   if not client.initialized then
@@ -575,7 +587,7 @@ function M.setup(opts)
       M.config[key] = value
     end
   end
-  vim.validate({ trusted = { M.config.trusted, { "boolean", "function" }, true } })
+  compat.validate("trusted", M.config.trusted, { "boolean", "function" }, true)
   warned_missing = false
   trust_by_root = {}
   define_commands()
