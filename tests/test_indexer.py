@@ -192,19 +192,49 @@ def test_reindex_paths_updates_one_file(workspace: Path):
     ws.close()
 
 
-def test_cancel_leaves_a_consistent_index(workspace: Path):
+def test_cancelling_a_running_index_keeps_what_it_did_and_a_later_run_finishes(tmp_path: Path):
+    """Cancelled in the middle of a run (from its progress callback, once 64 of 200 files
+    are indexed: the point is the same on any machine), the run says it was cancelled and
+    what it did; the files it indexed are kept, the index reopens without a repair or a
+    rebuild, and the next run indexes the rest and nothing twice."""
     import threading
 
-    ws = open_ws(workspace)
+    total = 200
+    root = tmp_path / "src"
+    for i in range(total):  # past POOL_THRESHOLD: parsed by worker processes, as in a real tree
+        (root / f"pkg{i // 50}").mkdir(parents=True, exist_ok=True)
+        (root / f"pkg{i // 50}" / f"mod{i}.py").write_text(f"def cancel_probe_{i}(x):\n    return x + {i}\n")
+    ws = open_ws(root)
     cancel = threading.Event()
-    cancel.set()
-    report = ws.index(cancel=cancel)
+    seen: list[tuple[str, int, int]] = []
+
+    def progress(p) -> None:
+        seen.append((p.phase, p.done, p.total))
+        if p.phase == "index" and p.done >= 64:  # the first progress after some files: the run is running
+            cancel.set()
+
+    report = ws.index(progress=progress, cancel=cancel, workers=2)
+    assert ("index", 64, total) in seen, seen  # cancelled mid-run, not before it started
     assert report.cancelled
-    # whatever was committed is in the manifest; the next run finishes the job
-    rest = ws.index()
-    assert report.added + rest.added == 16
-    assert ws.status().files == 16
+    assert report.summary().endswith("; cancelled")
+    assert (report.added, report.files) == (64, 64)  # stopped right after the 64th file
+    assert seen[-1] == ("done", 64, total)  # the last word: 64 of 200 done
     ws.close()
+
+    again = open_ws(root)
+    try:
+        assert again.rebuilt_reason is None and again.repair_note is None  # a clean stop: nothing to repair
+        assert again.status().files == 64
+        rest = again.index()
+        assert not rest.cancelled
+        assert (rest.added, rest.changed, rest.deleted, rest.unchanged) == (total - 64, 0, 0, 64)
+        names = {s.name for syms in again.manifest.symbols_by_path().values() for s in syms}
+        assert names == {f"cancel_probe_{i}" for i in range(total)}
+        assert [h.path for h in again.search_symbols("cancel_probe_199")] == ["pkg3/mod199.py"]
+        last = again.index()
+        assert (last.added, last.changed, last.deleted, last.unchanged) == (0, 0, 0, total)  # converged
+    finally:
+        again.close()
 
 
 def test_the_parse_pool_indexes_every_file_once_whatever_the_order_they_finish(tmp_path: Path):

@@ -6,8 +6,10 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
+from conftest import TIMEOUT
 from sylk.jobs import BACKGROUND_NICE, Jobs
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
@@ -28,7 +30,7 @@ def test_indexing_and_embedding_run_below_the_request_threads_and_so_do_the_proc
             fut = jobs.submit("probe", lambda: (_nice(), subprocess.run(child, capture_output=True, text=True,
                                                                          check=True).stdout.strip()), embed=embed)
             assert fut is not None
-            thread_nice, child_nice = fut.result(timeout=60)
+            thread_nice, child_nice = fut.result(timeout=TIMEOUT)
             assert thread_nice == expected
             assert int(child_nice) == expected  # a parser process started from it
         assert _nice() == mine  # the caller (a request thread) keeps its priority
@@ -59,35 +61,54 @@ jobs.shutdown()
 @pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
                     reason="glibc's malloc_trim")
 def test_memory_a_background_job_freed_goes_back_to_the_system():
-    r = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
+    r = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=TIMEOUT)
     before, after = map(int, r.stdout.split())
     assert before - after > 100, (before, after)  # MB
 
 
 def test_background_work_waits_while_a_request_is_answered():
     """wait_quiet blocks while a request is in flight, returns once none has been for
-    the grace period, and never blocks longer than MAX_WAIT_S under a steady stream."""
+    the grace period, and never blocks longer than MAX_WAIT_S under a steady stream.
+    Nothing is timed: the test sees the background thread blocked on the gate's event."""
     from sylk.jobs import Foreground
 
+    blocked = threading.Event()
+
+    class Quiet(threading.Event):
+        """The gate's "no request in flight" event, saying when a thread waits on it."""
+
+        def wait(self, timeout: float | None = None) -> bool:
+            if not self.is_set():
+                blocked.set()
+            return super().wait(timeout)
+
     gate = Foreground()
-    gate.MAX_WAIT_S = 60.0  # (longer than any test machine needs; the test ends it)
+    gate._quiet = Quiet()
+    gate._quiet.set()  # (as made: no request yet)
+    gate.MAX_WAIT_S = 3600.0  # (the bound under a steady stream: far out of the way here; the test ends it)
     assert not gate.busy
     gate.wait_quiet()  # no request since it was made: no wait
+    assert not blocked.is_set()
     returned = threading.Event()
     with gate.request():
         assert gate.busy
-        waiter = threading.Thread(target=lambda: (gate.wait_quiet(), returned.set()))
+        waiter = threading.Thread(target=lambda: (gate.wait_quiet(), returned.set()), daemon=True)
         waiter.start()
-        assert not returned.wait(0.3)  # still answering: the background waits
+        deadline = time.monotonic() + TIMEOUT  # until it waits on the request in flight, or returns
+        while not blocked.wait(0.02) and not returned.is_set():
+            assert time.monotonic() < deadline, "wait_quiet neither waited nor returned"
+        assert blocked.is_set() and not returned.is_set(), "wait_quiet returned while a request was in flight"
         with gate.request():  # nested: still busy when the inner one ends
             pass
         assert gate.busy and not returned.is_set()
-    assert returned.wait(30)  # the request ended: it goes on
-    waiter.join()
+    assert returned.wait(TIMEOUT), "wait_quiet did not return once the request ended"
+    waiter.join(TIMEOUT)
     # a steady stream of requests: it goes on after MAX_WAIT_S all the same
     gate.MAX_WAIT_S = 0.2
+    went_on = threading.Event()
     with gate.request():
-        gate.wait_quiet()
+        threading.Thread(target=lambda: (gate.wait_quiet(), went_on.set()), daemon=True).start()
+        assert went_on.wait(TIMEOUT), "wait_quiet blocked past MAX_WAIT_S while a request stayed in flight"
         assert gate.busy
 
 

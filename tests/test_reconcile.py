@@ -22,7 +22,7 @@ from conftest import NO_EMBEDDING, TIMEOUT, eventually, git_commit, server_env, 
 from lsprotocol import types
 from sylk import config, settings_sources
 from sylk.engine.indexer import IndexReport
-from sylk.jobs import FOREGROUND, Periodic
+from sylk.jobs import Periodic
 from sylk.service import WorkspaceService
 from sylk.steps import Reporter, Severity, drift_line
 
@@ -32,8 +32,8 @@ NEW_FUNCTION = "def reconciled_later_on():\n    return 1\n"
 
 
 def change_behind_the_servers_back(workspace: Path) -> None:
-    """One file added, one changed, one deleted (while the service cannot reconcile: it
-    waits while a request is being answered, so one check sees all three)."""
+    """One file added, one changed, one deleted (while the service cannot reconcile, so
+    one check sees all three)."""
     (workspace / "app/added_later.py").write_text(NEW_FUNCTION, encoding="utf-8")
     http = workspace / "app/http.py"
     http.write_text(http.read_text(encoding="utf-8") + "\n\ndef changed_later_on():\n    return 2\n",
@@ -127,8 +127,16 @@ def test_a_watcher_that_lost_events_is_caught_up_with(workspace: Path, tmp_path:
         service.start_indexing().result(TIMEOUT)
         assert service.engine is not None
         _wait(lambda: service.watching)
-        with FOREGROUND.request():
+        # The reconcile runs on the indexing thread: while a job of the test holds that
+        # thread, none is running (one may be queued behind it), so the first check after
+        # it sees the three changes together, however slow this machine is.
+        holding, release = threading.Event(), threading.Event()
+        held = service.jobs.submit("holding the indexing thread", lambda: (holding.set(), release.wait(TIMEOUT)))
+        assert held is not None and holding.wait(TIMEOUT), "the indexing thread never took the test's job"
+        try:
             change_behind_the_servers_back(workspace)
+        finally:
+            release.set()
         _wait(lambda: service.changes_applied)  # one batch of changes taken in, by the reconcile
         assert "reconcile: 3 files changed on disk that the watcher missed (1 added, 1 changed, 1 deleted)" \
             in reporter.lines
@@ -202,16 +210,19 @@ async def test_the_language_server_indexes_what_no_watcher_saw(workspace: Path, 
 
 @asynccontextmanager
 async def mcp_with_log(workspace: Path, cache: Path, log: Path) -> AsyncIterator[Any]:
-    """`sylk mcp` with its stderr (the server's log) written to ``log``."""
+    """`sylk mcp` with its stderr (the server's log) written to ``log``. Each wait is
+    bounded, not the session: every request gets TIMEOUT for its answer, the polls their
+    own deadline (``eventually``)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "sylk.cli", "mcp", str(workspace)],
                                    env=server_env(cache))
-    with log.open("w", encoding="utf-8") as errlog, anyio.fail_after(TIMEOUT):
+    with log.open("w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
+            async with ClientSession(read, write, read_timeout_seconds=TIMEOUT) as s:
+                with anyio.fail_after(TIMEOUT):
+                    await s.initialize()
                 yield s
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import TIMEOUT
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
 from sylk.search.query import Filters, SearchRequest
@@ -439,23 +440,46 @@ def test_hybrid_total_is_what_the_pages_hold(ws: Workspace, fusion: str):
     assert len(seen) == len(set(seen)) == first.total_hits
 
 
-def test_close_waits_for_a_search_in_flight_then_refuses_new_ones(tmp_path: Path):
+def test_close_waits_for_a_search_in_flight_then_refuses_new_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """close() while a search is in flight refuses new searches at once, waits for the one
+    in flight (the stores stay open for it), and closes when it is over. Nothing is timed:
+    the test waits until close() is blocked on the searches in flight (its condition)."""
     import threading
+    import time
 
+    from sylk.engine import workspace as workspace_module
     from sylk.errors import IndexClosed
 
+    monkeypatch.setattr(workspace_module, "CLOSE_WAIT_S", 3600.0)  # its own bound, far out of the way
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_text("def retry_payment():\n    return 1\n")
     ws = Workspace(root, Settings(index_dir=str(tmp_path / "idx")))
     ws.index()
+
+    waiting = threading.Event()
+
+    class Use(threading.Condition):
+        """The workspace's condition of the searches in flight, saying when someone waits on it."""
+
+        def wait(self, timeout: float | None = None) -> bool:
+            waiting.set()
+            return super().wait(timeout)
+
+    ws._use = Use()  # (no search in flight yet)
     closer = threading.Thread(target=ws.close)
     with ws.in_use():  # a request in flight
         closer.start()
-        closer.join(0.5)
-        assert closer.is_alive()  # close() waits for it
-        assert ws.manifest.counts()["files"] == 1  # and the stores are still open for it
-    closer.join()
+        # until close() waits on the searches in flight, or returns without waiting
+        deadline = time.monotonic() + TIMEOUT
+        while not waiting.wait(0.02) and closer.is_alive():
+            assert time.monotonic() < deadline, "close() neither waited nor returned"
+        assert waiting.is_set() and closer.is_alive(), "close() returned without waiting for the search in flight"
+        with pytest.raises(IndexClosed, match="was closed"):
+            ws.search(SearchRequest("retry", "lexical"))
+        assert ws.manifest.counts()["files"] == 1  # the stores are still open for the one in flight
+    closer.join(TIMEOUT)
+    assert not closer.is_alive(), "close() did not return once the search in flight was over"
     with pytest.raises(IndexClosed, match="was closed"):
         ws.search(SearchRequest("retry", "lexical"))
     with pytest.raises(IndexClosed):
