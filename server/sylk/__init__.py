@@ -13,6 +13,8 @@ thing importing Sylk does, before any module that is not loaded yet, is:
   working directory Python put first on ``sys.path`` is taken off again (a spawned
   worker receives this ``sys.path`` too).
 
+And no library may phone home: onnxruntime's telemetry is turned off before it loads.
+
 Only ``os`` and ``sys`` are used here: both are loaded before Python reads ``sys.path``.
 """
 
@@ -34,6 +36,11 @@ def _keep_workspace_off_path() -> None:
 
 
 _keep_workspace_off_path()
+
+# onnxruntime (the embedding model's runtime) sends usage telemetry to Microsoft from a
+# thread of its own a moment after its first session, on Linux too, unless this is set
+# before it loads; ort.disable_telemetry_events() does not stop it. Sylk contacts no one.
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 __version__ = "0.1.0"
 # the name to install Sylk by (PyPI's "sylk" is an unrelated project); the command is `sylk`
