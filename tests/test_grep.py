@@ -163,22 +163,58 @@ def test_a_reader_follows_the_writer(ws: Workspace, grep_root: Path, tmp_path: P
         reader.close()
 
 
-def test_the_trigram_index_reopens_after_a_kill(grep_root: Path, tmp_path: Path):
-    """A writer killed mid-run leaves an index whose file documents and manifest agree
-    once it is opened again and the run is done again."""
+# A writer process killed (os._exit(9): no close, no flush) in the middle of an index run
+# that adds, changes and deletes files: before its text commit (what it wrote is lost) or
+# between the text commit and the manifest's (the trigram index holds documents the
+# manifest does not know). The kill is made from inside the run, at that point.
+KILLED_RUN = """
+import os, sys
+from pathlib import Path
+sys.path.insert(0, {server!r})
+from sylk.config import Settings
+from sylk.engine.workspace import Workspace
+root, index, at = Path({root!r}), {index!r}, {at!r}
+ws = Workspace(root, Settings(index_dir=index))
+ws.index(workers=1)
+(root / "late.txt").write_text("late_words here\\n")
+users = root / "app/users.py"
+users.write_text(users.read_text().replace("TODO(alice)", "TODO(bob)"))
+(root / "docs/notes.md").unlink()
+
+def killed(*args, **kwargs):
+    os._exit(9)
+
+if at == "before the text commit":
+    ws.stores.lexical.commit = killed
+else:
+    ws.stores.apply = killed  # called right after the text commit
+ws.index(workers=1)
+sys.exit(3)  # not reached: the run was killed in its middle
+"""
+
+
+@pytest.mark.parametrize("at", [
+    "before the text commit",
+    "between the text and the manifest commits",
+])
+def test_the_trigram_index_reopens_after_a_kill_in_the_middle_of_a_run(grep_root: Path, tmp_path: Path, at: str):
+    """Opened again and brought up to date, the index of a writer killed mid-run answers
+    exact search as the disk reads: the added file once, the changed line's new text and
+    not its old, nothing of the deleted file; its file documents and manifest agree."""
     index = tmp_path / "killed"
-    code = (f"import os, sys\nsys.path.insert(0, {str(Path(__file__).parents[1] / 'server')!r})\n"
-            "from pathlib import Path\nfrom sylk.config import Settings\nfrom sylk.engine.workspace import Workspace\n"
-            f"ws = Workspace(Path({str(grep_root)!r}), Settings(index_dir={str(index)!r}))\n"
-            "ws.index(workers=1)\n"
-            f"Path({str(grep_root / 'late.txt')!r}).write_text('late_words here\\n')\n"
-            "ws.index(workers=1)\nos._exit(9)  # no close: the lock file says unclean\n")
-    subprocess.run([sys.executable, "-c", code], check=False, timeout=120)
+    code = KILLED_RUN.format(server=str(Path(__file__).parents[1] / "server"), root=str(grep_root),
+                             index=str(index), at=at)
+    child = subprocess.run([sys.executable, "-c", code], check=False, timeout=120, capture_output=True, text=True)
+    assert child.returncode == 9, child.stderr  # killed in the middle of its second run
     again = Workspace(grep_root, Settings(index_dir=str(index)))
     try:
         again.index()
         assert lines(again, "late_words", mode="exact") == [("late.txt", 0)]
+        assert lines(again, "TODO(bob)", mode="exact") == [("app/users.py", 2)]
+        assert lines(again, "TODO(alice)", mode="exact") == []
+        assert lines(again, "CONTENT-TYPE header", mode="exact") == []
         assert sorted(again.lexical.file_keys()) == sorted(grams.path_key(p) for p in again.manifest.files())
+        assert len(again.lexical.file_keys()) == len(FILES)  # 5 files, one deleted, one added
     finally:
         again.close()
 

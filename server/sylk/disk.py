@@ -148,8 +148,8 @@ class DiskSync:
             report = self._index(rels, handle, "changes on disk: ", Severity.LOG)
         finally:
             s.runs.done()
-            s.changes_applied += 1
             s.reporter.end(handle, report.summary() if report else "index not updated")
+            s.changes_applied += 1  # after the end: a client that sees the count has seen the end
         s.embed_soon()
 
     def _index(self, rels: list[str], handle: Any, what: str, severity: Severity) -> IndexReport | None:
