@@ -116,11 +116,14 @@ async def mcp_session(workspace: Path, cache: Path, *, cwd: Path | None = None,
     command = sylk_command("mcp", str(workspace), console_script=console_script)
     params = StdioServerParameters(command=command[0], args=command[1:], env={**server_env(cache), **(env or {})},
                                    cwd=cwd)
-    with anyio.fail_after(TIMEOUT):
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, **client) as s:
+    # Each wait is bounded, not the session: every request gets TIMEOUT for its answer
+    # (read_timeout_seconds), the polls their own (mcp_wait_until); pytest-timeout bounds the test.
+    client.setdefault("read_timeout_seconds", TIMEOUT)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, **client) as s:
+            with anyio.fail_after(TIMEOUT):
                 await s.initialize()
-                yield s
+            yield s
 
 
 def without_embedding(root: Path) -> Path:
@@ -194,6 +197,28 @@ def eventually_blocking(probe: Callable[[], T], done: Callable[[T], bool], what:
         time.sleep(0.05)
 
 
+def raw_until(server: RawLsp, method: str, params: Any, done: Callable[[dict[str, Any]], bool], what: str,
+              timeout: float = TIMEOUT, ids: str = "poll") -> dict[str, Any]:
+    """Send ``method`` to a RawLsp server (ids ``<ids>-1``, ``<ids>-2``, ..., never reused) until
+    ``done(answer)``; fails naming ``what`` (and the last answer) after ``timeout``."""
+    return eventually_blocking(lambda: server.request(server.new_id(ids), method, params), done, what, timeout)
+
+
+HOLD_INDEX = "SYLK_HOLD_INDEX"  # the server's test hook (sylk.engine.indexer.HOLD_ENV)
+
+
+def hold_index(tmp_path: Path, held: bool = True) -> tuple[Path, dict[str, str]]:
+    """A hold on a server's index runs, so a test can ask while a run is certainly under
+    way: the file that holds them (a run that parses files makes its first one searchable,
+    then waits while the file exists; delete it to let the run go on, touch it to hold the
+    next) and the environment that gives the server the hook. ``held``: the file is
+    created here, so the first run is held too."""
+    hold = tmp_path / "hold-index"
+    if held:
+        hold.touch()
+    return hold, {HOLD_INDEX: str(hold)}
+
+
 def write_tree(root: Path, files: dict[str, str]) -> Path:
     """``files`` (root-relative path -> text, UTF-8) written under ``root``; returns ``root``."""
     for rel, text in files.items():
@@ -221,15 +246,16 @@ class RawLsp:
     ``send`` writes raw bytes, ``frame`` a body with its header; a reader thread collects
     every message the server writes, in order, in ``received``."""
 
-    def __init__(self, cache: Path, log: Path) -> None:
+    def __init__(self, cache: Path, log: Path, env: dict[str, str] | None = None) -> None:
         import threading
 
         self._log = open(log, "wb")
         self.process = subprocess.Popen([sys.executable, "-m", "sylk.cli", "serve", "--stdio"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-                                        env=server_env(cache))
+                                        env={**server_env(cache), **(env or {})})
         self.received: list[dict[str, Any]] = []
         self._arrived = threading.Condition()
+        self._ids = 0
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -251,6 +277,11 @@ class RawLsp:
             with self._arrived:
                 self.received.append(json.loads(body))
                 self._arrived.notify_all()
+
+    def new_id(self, prefix: str) -> str:
+        """A request id no other request of this server has had."""
+        self._ids += 1
+        return f"{prefix}-{self._ids}"
 
     def send(self, data: bytes) -> None:
         assert self.process.stdin is not None
@@ -315,11 +346,12 @@ class RawLsp:
 
 @pytest.fixture
 def raw_lsp(tmp_path: Path, _isolated_index: Path) -> Any:
-    """A factory of RawLsp servers, stopped at the end of the test."""
+    """A factory of RawLsp servers (``env``: more environment variables), stopped at the
+    end of the test."""
     servers: list[RawLsp] = []
 
-    def start() -> RawLsp:
-        server = RawLsp(_isolated_index, tmp_path / f"server-{len(servers)}.log")
+    def start(env: dict[str, str] | None = None) -> RawLsp:
+        server = RawLsp(_isolated_index, tmp_path / f"server-{len(servers)}.log", env)
         servers.append(server)
         return server
 
@@ -393,7 +425,11 @@ async def wait_for_progress_end(client: LanguageClient, count: int = 1,
                 return ends
             await asyncio.sleep(0.02)
 
-    ends = await asyncio.wait_for(ended(), TIMEOUT)
+    try:
+        ends = await asyncio.wait_for(ended(), TIMEOUT)
+    except TimeoutError:
+        pytest.fail(f"timed out waiting for {count} end(s) of the progress {title!r}; "
+                    f"{len(progress_ends(client, title))} came")
     return ends[-1]
 
 
@@ -428,7 +464,10 @@ async def wait_applied(client: LanguageClient, before: int) -> int:
             if n > before and _get(w, "pendingChanges") == 0 and not _get(st, "indexing"):
                 return n
             await asyncio.sleep(0.02)
-    return await asyncio.wait_for(applied(), TIMEOUT)
+    try:
+        return await asyncio.wait_for(applied(), TIMEOUT)
+    except TimeoutError:
+        pytest.fail(f"timed out waiting for the server to apply the disk changes after batch {before}")
 
 
 # -- a hostile workspace: modules that write a marker when imported (issue 29) ---------

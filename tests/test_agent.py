@@ -126,7 +126,23 @@ async def test_agent_options_over_stdio(served: LanguageClient):
     assert any(f.path is None and f.module == "json" for f in r.relatedFiles)
     assert r.summary.returned == len(paths) and r.summary.files == len(set(paths))
     assert r.summary.topFiles[0].path in paths
-    assert isinstance(list(r.followUps), list)
+    # follow-ups: the refinements the answer's own facets suggest, each a ready query
+    languages, folders = list(r.facets.language), list(r.facets.folder)
+    n, all_ = languages[0].count, sum(v.count for v in languages)
+    assert languages[0].value == "python" and folders[0].value == "app" and n < all_
+    ups = [(u.query, u.options) for u in r.followUps]
+    assert ups == [("lang:python loadUserProfile", ""), ("path:app/** loadUserProfile", ""),
+                   ("kind:function loadUserProfile", "")]
+    assert list(r.followUps)[0].reason == f"{n} of {all_} candidates are python"
+    narrowed = await served.protocol.send_request_async("sylk/search", {
+        "query": r.followUps[0].query, "mode": "lexical", "expand": True, "limit": 10})
+    assert narrowed.hits and narrowed.hits[0].path == "app/service.py"
+    assert {h.language for h in narrowed.hits} == {"python"}
+    # nothing matched: the help an agent gets (embedding is off: no semantic retry offered)
+    none = await served.protocol.send_request_async("sylk/search", {
+        "query": "zzqqxxj", "mode": "lexical", "followUps": True})
+    assert none.hits == [] and [(u.query, u.options) for u in none.followUps] == [("zzqqxxj", "expand"),
+                                                                               ("zzqqxxj", "fuzzy")]
     with pytest.raises(JsonRpcException, match="groupBy"):
         await served.protocol.send_request_async("sylk/search", {"query": "x", "groupBy": "colour"})
 

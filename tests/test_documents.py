@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import eventually, git_commit, start, wait_for_progress_end
+from conftest import TIMEOUT, eventually, git_commit, run_sylk, start, wait_for_progress_end
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 from sylk.config import Settings
@@ -123,10 +122,9 @@ async def test_documents_over_stdio(workspace: Path, _isolated_index: Path):
         await client.stop()
 
 
-def test_cli_add_docs_tag_and_search(workspace: Path, tmp_path: Path):
-    def sylk(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "sylk.cli", *args], cwd=workspace, input=stdin,
-                              capture_output=True, text=True)
+def test_cli_add_docs_tag_and_search(workspace: Path, tmp_path: Path, _isolated_index: Path):
+    def sylk(*args: str) -> subprocess.CompletedProcess:
+        return run_sylk(*args, cache=_isolated_index, cwd=workspace)  # bounded by TIMEOUT
     assert sylk("index", "--no-embed").returncode == 0
     page = tmp_path / "page.md"
     page.write_text("# Deploying\n\nBlue-green deploys switch the load balancer after the health check.\n")
@@ -186,7 +184,7 @@ def test_anything_else_is_not_a_sylk_uri(uri: str):
 
 def git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), "-c", "user.name=Ann Lee", "-c", "user.email=x@y", *args],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, timeout=TIMEOUT)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from conftest import eventually_blocking
+
 SEED = int(os.environ.get("SYLK_FUZZ_SEED", "1313"))
 COUNT = int(os.environ.get("SYLK_FUZZ_COUNT", "2000"))
 OPTIONS = None  # the defaults: every optional request (sylk/similar) registered
@@ -286,15 +288,20 @@ def test_every_request_is_answered_exactly_once(raw_lsp: Any, tiny: Path):
     server.answer(check)
     assert server.process.poll() is None, f"the server died {where}"
 
-    # a normal request still answers correctly
+    # a normal request still answers correctly (asked until the index has the file, bounded)
     probe = 0
-    while True:
+
+    def ask() -> dict[str, Any]:
+        nonlocal probe
         probe += 1
-        answer = server.request(f"probe-{probe}", "workspace/symbol", {"query": "hello_world"})
+        return server.request(f"probe-{probe}", "workspace/symbol", {"query": "hello_world"})
+
+    def found(answer: dict[str, Any]) -> bool:
         assert "error" not in answer, f"{answer} {where}"
-        if answer["result"]:
-            assert answer["result"][0]["name"] == "hello_world"
-            break
+        return bool(answer["result"])
+
+    answer = eventually_blocking(ask, found, f"workspace/symbol to find hello_world after the fuzz {where}")
+    assert answer["result"][0]["name"] == "hello_world"
 
     # after shutdown: requests are refused with -32600
     assert server.request("bye", "shutdown")["result"] is None

@@ -146,7 +146,9 @@ async def test_a_failing_feature_answers_an_error_and_the_server_stays_up(worksp
 @pytest.mark.parametrize("enabled", [False, True], ids=["embedding-off", "embedding-on"])
 async def test_features_turned_off_are_not_registered(workspace: Path, _isolated_index: Path, enabled: bool,
                                                       tmp_path: Path):
-    # embedding on with a model that cannot load: registered, and nothing heavy runs
+    """sylk/similar is advertised and served only with embedding on (here with a model that
+    cannot load: it answers with the chunk asked about and why nothing is similar, and
+    the user is told the model is missing); off, the method does not exist."""
     options = {"embedding": {"enabled": True, "modelPath": str(tmp_path / "no-model")}} if enabled else OFF
     result: list[types.InitializeResult] = []
     async with serving(workspace, _isolated_index, "visual-studio-code", options, result=result) as client:
@@ -156,9 +158,19 @@ async def test_features_turned_off_are_not_registered(workspace: Path, _isolated
         await ready(client)
         params = {"uri": from_fs_path(str(workspace / "app/http.py")), "position": {"line": 0, "character": 0}}
         if enabled:
+            # the model was tried and could not load: the status and a message say so, and nothing embeds
+            st = await eventually(lambda: status(client), lambda st: field(field(st, "semantic"), "state") != "loading",
+                                  "the model load tried")
+            semantic = field(st, "semantic")
+            assert field(semantic, "state") == "unavailable" and "no-model" in field(semantic, "message")
+            assert field(st, "embedding") is False and field(st, "embedded") == 0
+            assert any("embedding.modelPath" in m.message and "no-model" in m.message for m in client.messages)
             answer = await client.protocol.send_request_async("sylk/similar", params)
-            assert field(answer, "similar") == []
+            chunk = field(answer, "chunk")
+            assert chunk is not None, answer  # the chunk at the position asked about
+            assert (field(chunk, "path"), field(field(field(chunk, "range"), "start"), "line")) == ("app/http.py", 0)
+            assert field(answer, "similar") == [] and field(answer, "message") == "semantic search is off"
         else:
             with pytest.raises(JsonRpcMethodNotFound):
                 await client.protocol.send_request_async("sylk/similar", params)
-
+            assert field(field(await status(client), "semantic"), "state") == "off"

@@ -6,19 +6,20 @@ structured content must say the same)."""
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from conftest import mcp_call, mcp_call_error, mcp_session, mcp_wait_until, server_env
+from conftest import TIMEOUT, eventually, mcp_call, mcp_call_error, mcp_session, mcp_wait_until, server_env
 from mcp import ClientSession, StdioServerParameters
 
-TIMEOUT = 90.0
 TOOLS = {"search_code", "search_symbol", "find_definition", "find_references", "get_callers", "grep", "get_status",
          "reindex", "index", "clear_index", "find_similar_code"}
 # Most tests are about symbols and words: the model stays off unless asked for.
@@ -257,9 +258,8 @@ async def test_changes_on_disk_are_followed(workspace: Path, _isolated_index: Pa
         (workspace / "web" / "src" / "invoice.ts").write_text(
             "export function renderInvoiceTotals(lines: number[]): string {\n"
             "  return lines.join(', ');\n}\n", encoding="utf-8")
-        with anyio.fail_after(TIMEOUT):
-            while not (found := await mcp_call(s, "search_symbol", query="renderInvoiceTotals"))["symbols"]:
-                await anyio.sleep(0.05)
+        found = await eventually(lambda: mcp_call(s, "search_symbol", query="renderInvoiceTotals"),
+                                 lambda f: f["symbols"], "the new file's symbol, found by the watcher")
         assert found["symbols"][0]["path"] == "web/src/invoice.ts"
 
 
@@ -279,34 +279,53 @@ async def test_a_second_server_reads_and_cannot_reindex(workspace: Path, _isolat
                                                         encoding="utf-8")
             assert (await mcp_call(first, "reindex"))["indexed"] == "done"
             # the reader follows the writer's runs on a thread of its own (as the language server does)
-            with anyio.fail_after(TIMEOUT):
-                while not (found := await mcp_call(second, "search_symbol", query="record_audit_trail"))["symbols"]:
-                    await anyio.sleep(0.05)
+            found = await eventually(lambda: mcp_call(second, "search_symbol", query="record_audit_trail"),
+                                     lambda f: f["symbols"], "the writer's new symbol, seen by the reader")
             assert [(h["name"], h["path"]) for h in found["symbols"]] == [("record_audit_trail", "app/audit.py")]
             hit = (await mcp_call(second, "search_code", query="record_audit_trail", mode="lexical"))["hits"][0]
             assert hit["path"] == "app/audit.py"
 
 
-def test_stdout_carries_only_mcp_messages(workspace: Path, _isolated_index: Path):
+def test_stdout_carries_only_mcp_messages(workspace: Path, _isolated_index: Path, tmp_path: Path):
     """Raw stdio: every line on stdout is a JSON-RPC message (logs go to stderr), and the
-    server exits cleanly when the client closes stdin."""
+    server exits cleanly when the client closes stdin: the next writer of the index finds
+    it closed, nothing to repair."""
+    from sylk.cli.terminal import settings_for
+    from sylk.engine.workspace import Workspace
+
     (workspace / ".sylk.toml").write_text(NO_EMBEDDING, encoding="utf-8")
     params = server_params(workspace, _isolated_index)
-    proc = subprocess.Popen([params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=params.env)
+    log = tmp_path / "stderr.log"
+    with open(log, "w", encoding="utf-8") as stderr:  # a file: a full stderr pipe nobody reads would block it
+        proc = subprocess.Popen([params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=stderr, text=True, env=params.env)
     assert proc.stdin is not None and proc.stdout is not None
+    lines: queue.Queue[str | None] = queue.Queue()  # stdout, line by line (None: closed), read by a thread
+
+    def read() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
 
     def send(message: dict[str, Any]) -> None:
         proc.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
         proc.stdin.flush()  # type: ignore[union-attr]
 
     def reply(id_: int) -> dict[str, Any]:
-        for line in proc.stdout:  # type: ignore[union-attr]
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no reply to {id_} within {TIMEOUT:.0f}s") from None
+            if line is None:
+                raise AssertionError(f"stdout closed before the reply to {id_}")
             message = json.loads(line)  # anything else on stdout fails here
             assert message["jsonrpc"] == "2.0"
             if message.get("id") == id_:
                 return message
-        raise AssertionError(f"stdout closed before the reply to {id_}")
 
     try:
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -319,15 +338,23 @@ def test_stdout_carries_only_mcp_messages(workspace: Path, _isolated_index: Path
               "params": {"name": "search_symbol", "arguments": {"query": "hrp", "limit": 1}}})
         assert json.loads(reply(3)["result"]["content"][0]["text"])["symbols"][0]["name"] == "HttpRetryPolicy"
         proc.stdin.close()
-        assert proc.stdout.read() == ""  # nothing after the last reply either
         assert proc.wait(TIMEOUT) == 0
+        try:
+            rest = lines.get(timeout=TIMEOUT)
+        except queue.Empty:
+            raise AssertionError("stdout stayed open after the server exited") from None
+        assert rest is None, f"stdout after the last reply: {rest!r}"  # nothing after the last reply either
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    stderr = proc.stderr.read()  # type: ignore[union-attr]
-    assert "indexed in" in stderr  # the log of the index runs went to stderr
+    assert "indexed in" in log.read_text(encoding="utf-8")  # the log of the index runs went to stderr
     # the index was closed cleanly: the next writer finds no unclean shutdown to repair
+    ws = Workspace(workspace, settings_for(workspace))
+    try:
+        assert ws.writable and ws.stores.unclean is False and ws.repair_note is None
+    finally:
+        ws.close()
     status = subprocess.run([sys.executable, "-m", "sylk.cli", "status", str(workspace), "--format", "json"],
                             capture_output=True, text=True, env=params.env, timeout=TIMEOUT)
     assert json.loads(status.stdout)["files"] == 17

@@ -3,21 +3,22 @@ the three defects measured over stdio, and the lifecycle and framing rules aroun
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
+
+from conftest import hold_index, raw_until
 
 OPTIONS = {"embedding": {"enabled": False}}
 
 
 def symbols(server: Any, query: str) -> list[dict[str, Any]]:
-    """workspace/symbol's answer once the index has the file."""
-    ids = itertools.count(1000)
-    while True:
-        answer = server.request(next(ids), "workspace/symbol", {"query": query})
+    """workspace/symbol's answer once the index has the file (a bounded poll)."""
+    def found(answer: dict[str, Any]) -> bool:
         assert "error" not in answer, answer
-        if answer["result"]:
-            return answer["result"]
+        return bool(answer["result"])
+
+    return raw_until(server, "workspace/symbol", {"query": query}, found, f"a symbol matching {query!r}",
+                     ids=f"symbols-{query}")["result"]
 
 
 def test_a_body_that_is_not_json_gets_a_parse_error(raw_lsp: Any, tiny: Path):
@@ -97,20 +98,43 @@ def test_exit_without_shutdown_ends_the_process_with_1(raw_lsp: Any, tiny: Path)
     assert server.close() == 1
 
 
-def test_searches_sent_while_the_index_is_cleared_all_get_answers(raw_lsp: Any, tiny: Path):
+def test_searches_sent_while_the_index_is_cleared_all_get_answers(raw_lsp: Any, tiny: Path, tmp_path: Path):
     """sylk.clearIndex closes the index under searches in flight: each one is answered
-    (hits, or 'being rebuilt'), never an internal error."""
-    server = raw_lsp()
+    (hits, or 'being rebuilt'), never an internal error; and searches sent while the
+    rebuild runs (held after its first file by the server's test hook) are answered
+    during it, from what it has indexed so far."""
+    hold, env = hold_index(tmp_path, held=False)
+    server = raw_lsp(env)
     server.initialize(tiny, OPTIONS)
     symbols(server, "hello")
+    raw_until(server, "sylk/status", {}, lambda a: a["result"]["ready"] and not a["result"]["indexing"],
+              "the end of the first index run")
+    hold.touch()  # the rebuild stops after its first file (greet.py, the only one) while this exists
     search = {"query": "hello world", "mode": "lexical"}
     server.frame({"jsonrpc": "2.0", "id": "clear", "method": "workspace/executeCommand",
                   "params": {"command": "sylk.clearIndex"}})
     ids = [f"s{i}" for i in range(60)]
     for i in ids:
         server.frame({"jsonrpc": "2.0", "id": i, "method": "sylk/search", "params": search})
-    assert "error" not in server.answer("clear")
+    cleared = server.answer("clear")
+    assert "error" not in cleared, cleared
+    assert cleared["result"]["indexing"] is True and cleared["result"]["cleared"][0]["removed"], cleared
     answers = [server.answer(i) for i in ids]
     assert [a for a in answers if "error" in a] == []
     assert all(isinstance(a["result"]["hits"], list) for a in answers)
+
+    # the rebuild is under way (held): the searches are answered, and each answer says so
+    def during_the_rebuild(answer: dict[str, Any]) -> bool:
+        assert "error" not in answer, answer
+        return answer["result"]["index"]["indexing"] and bool(answer["result"]["hits"])
+
+    raw_until(server, "sylk/search", search, during_the_rebuild, "a search answered with hits during the rebuild")
+    during = [server.request(server.new_id("during"), "sylk/search", search) for _ in range(20)]
+    assert [a for a in during if "error" in a] == []
+    assert all(a["result"]["index"]["indexing"] for a in during), during[-1]
+    assert all(a["result"]["hits"][0]["path"] == "greet.py" for a in during), during[-1]
+    assert server.request("still", "sylk/status", {})["result"]["indexing"] is True  # the run had not ended
+    hold.unlink()
+    raw_until(server, "sylk/status", {}, lambda a: a["result"]["ready"] and not a["result"]["indexing"],
+              "the end of the rebuild")
     assert symbols(server, "hello")[0]["name"] == "hello_world"  # and the new index serves

@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import git_commit
+from conftest import TIMEOUT, git_commit, raw_until
 from sylk import model
 from sylk.search.agent import GROUP_BY
 
@@ -41,7 +41,7 @@ def test_the_schema_is_a_valid_json_schema_and_lists_the_servers_own_values():
 
 def test_the_editors_samples_are_current_and_valid():
     check = subprocess.run([sys.executable, str(REPO / "editors" / "protocol_samples.py"), "--check"],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, timeout=TIMEOUT)
     assert check.returncode == 0, check.stderr
     samples = json.loads(SAMPLES.read_text(encoding="utf-8"))
     types = {s["hit"]["type"] for s in samples["hits"]}
@@ -111,16 +111,18 @@ def test_the_servers_answers_are_valid_against_the_schema(raw_lsp: Any, shop: Pa
     server = raw_lsp()
     server.initialize(shop)
     ids = iter(range(1, 10_000))
-    status: dict[str, Any] = {}
-    while not (status.get("ready") and status.get("chunks") and status.get("embedded") == status.get("chunks")):
-        status = server.request(next(ids), "sylk/status", {})["result"]
-        assert errors("Status", status) == []
+
+    def embedded(answer: dict[str, Any]) -> bool:
+        status = answer["result"]
+        assert errors("Status", status) == []  # every status on the way is valid too
+        return bool(status["ready"] and status["chunks"] and status["embedded"] == status["chunks"])
+
+    raw_until(server, "sylk/status", {}, embedded, "every chunk indexed and embedded")
     assert errors("StatusParams", {"skipped": "all"}) == []
     assert errors("Status", server.request(next(ids), "sylk/status", {"skipped": "all"})["result"]) == []
-    commits = 0
-    while commits < 2:  # the history is read after the files
-        found = server.request(next(ids), "sylk/search", {"query": "retry", "filters": {"types": ["git_commit"]}})
-        commits = len(found["result"]["hits"])
+    # the history is read after the files
+    raw_until(server, "sylk/search", {"query": "retry", "filters": {"types": ["git_commit"]}},
+              lambda found: len(found["result"]["hits"]) >= 2, "both commits searchable")
     note = server.request(next(ids), "sylk/indexDocument", {
         "id": "prompt-1", "type": "note", "title": "Payment retries", "text": "Ask about payment retries.",
         "tags": ["backend"], "metadata": {"source": "chat"}})
