@@ -514,3 +514,16 @@ def hostile_workspace(root: Path, markers: Path, leave_out: set[str] = frozenset
 def fired(markers: Path) -> list[str]:
     """The markers written: the names of the modules some process imported."""
     return sorted(p.name for p in markers.iterdir())
+
+
+# --- no silent skip in CI ------------------------------------------------------------------
+# A skipped test is a test that did not run: where the CI variable is set (.ci/run sets it,
+# as CI services do), the run fails when any test was skipped, after printing why (-rs).
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    skipped = terminalreporter.stats.get("skipped", [])
+    if skipped and os.environ.get("CI", "").lower() not in ("", "0", "false"):
+        terminalreporter.write_line(f"CI: {len(skipped)} test(s) skipped (see the SKIPPED lines); a skip fails CI: "
+                                    "install what they need (see the README's set-up)", red=True)
+        terminalreporter._session.exitstatus = pytest.ExitCode.TESTS_FAILED

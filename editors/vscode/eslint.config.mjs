@@ -3,7 +3,7 @@ import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["out/**", "node_modules/**", "*.vsix"] },
+  { ignores: ["out/**", "node_modules/**", "*.vsix", "e2e/node_modules/**", "e2e/screenshots/**"] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -25,5 +25,20 @@ export default tseslint.config(
   {
     files: ["**/*.mjs"],
     extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    // the end-to-end test: a Node script (and one function Playwright runs in the page)
+    files: ["e2e/**/*.mjs"],
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        fetch: "readonly",
+        URL: "readonly",
+        navigator: "readonly",
+      },
+    },
   },
 );

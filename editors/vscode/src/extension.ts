@@ -1,8 +1,8 @@
 /**
  * The Sylk extension: runs `sylk serve --stdio` for the workspace through
  * vscode-languageclient, passes the `sylk.*` settings to it, and adds the commands
- * "Sylk: Semantic Search", "Sylk: Reindex Workspace", "Sylk: Show Index Status" and a
- * status bar item that follows indexing and embedding.
+ * "Sylk: Semantic Search", "Sylk: Reindex Workspace", "Sylk: Clear Index", "Sylk: Show
+ * Index Status", "Sylk: Restart Server" and a status bar item that follows indexing and embedding.
  *
  * Workspace symbols (Ctrl+T), document symbols and hover need nothing here: the
  * language client wires the standard requests.
@@ -14,6 +14,8 @@
  * server.
  */
 
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -25,6 +27,8 @@ import {
 } from "vscode-languageclient/node";
 import {
   AnySearchResult,
+  CLEAR_INDEX_COMMAND,
+  ClearIndexResult,
   DOCUMENT_TEXT_REQUEST,
   DocumentText,
   IndexStatus,
@@ -37,7 +41,7 @@ import {
   SYLK_SCHEME,
 } from "./protocol";
 import { semanticSearch } from "./searchPicker";
-import { defaultEnvironment, resolveServerPath, SERVER_ARGS } from "./serverPath";
+import { defaultEnvironment, DOCS_FILE, INSTALL_COMMAND, NotFound, resolveServerPath, SERVER_ARGS } from "./serverPath";
 import {
   initializationOptions,
   JsonObject,
@@ -67,6 +71,8 @@ class Sylk implements vscode.Disposable {
   /** The last start or restart: the next one waits for it (activation, trust granted and serverPath changed may overlap). */
   private lifecycle: Promise<void> = Promise.resolve();
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** The start-up errors already shown as a notification: each once a session, not at every restart. */
+  private readonly notified = new Set<string>();
   // the text of sylk: URIs (virtual documents, commits), asked of the running server
   private readonly documents = new SylkDocuments((params) => {
     const client = this.client;
@@ -91,6 +97,7 @@ class Sylk implements vscode.Disposable {
       this.statusItem,
       vscode.commands.registerCommand("sylk.semanticSearch", () => this.search()),
       vscode.commands.registerCommand("sylk.reindexWorkspace", () => this.reindex()),
+      vscode.commands.registerCommand("sylk.clearWorkspaceIndex", () => this.clearIndex()),
       vscode.commands.registerCommand("sylk.showStatus", () => this.showStatus()),
       vscode.commands.registerCommand("sylk.restartServer", () => this.restart()),
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
@@ -158,7 +165,7 @@ class Sylk implements vscode.Disposable {
     const setting = typeof configured === "string" ? configured : "sylk";
     const resolved = resolveServerPath(setting, defaultEnvironment(folder.uri.fsPath, trusted));
     if ("error" in resolved) {
-      this.fail(resolved.error, `Looked for: ${resolved.tried.join(", ")}`);
+      this.notFound(resolved);
       return;
     }
     this.error = undefined;
@@ -224,13 +231,63 @@ class Sylk implements vscode.Disposable {
     this.scheduleRefresh(0);
   }
 
-  private fail(message: string, detail?: string): void {
+  /**
+   * No sylk to run. Logged and shown in the status bar at every try; the notification
+   * once a session (a restart or a second window's folder does not repeat it). When
+   * nothing is installed it says how to install the server.
+   */
+  private notFound(resolved: NotFound): void {
+    const detail = `Looked for: ${resolved.tried.join(", ")}`;
+    if (resolved.reason !== "missing") {
+      this.fail(resolved.error, detail, true);
+      return;
+    }
+    const first = this.record(resolved.error, detail);
+    if (first) {
+      this.showInstallHelp(resolved.error);
+    }
+  }
+
+  private showInstallHelp(message: string): void {
+    const copy = "Copy Install Command";
+    const docs = "Open Install Guide";
+    void vscode.window.showErrorMessage(message, copy, docs, "Open Settings").then(async (choice) => {
+      if (choice === copy) {
+        await vscode.env.clipboard.writeText(INSTALL_COMMAND);
+        void vscode.window.showInformationMessage(
+          `Sylk: copied "${INSTALL_COMMAND}". Run it in a terminal, then run "Sylk: Restart Server".`,
+        );
+      } else if (choice === docs) {
+        // the extension's own README, which ships in the .vsix: the guide is there offline
+        // (opened as text: the Markdown preview cannot read the extension's folder in code-server)
+        // (vsce stores README.md as readme.md in the .vsix; a checkout has README.md)
+        const names = [DOCS_FILE, DOCS_FILE.toLowerCase()];
+        const name = names.find((n) => fs.existsSync(path.join(this.context.extensionPath, n))) ?? DOCS_FILE;
+        await vscode.window.showTextDocument(vscode.Uri.joinPath(this.context.extensionUri, name), { preview: true });
+      } else if (choice === "Open Settings") {
+        await vscode.commands.executeCommand("workbench.action.openSettings", "sylk.serverPath");
+      }
+    });
+  }
+
+  /** Log the error and show it in the status bar; true the first time this session. */
+  private record(message: string, detail?: string): boolean {
     this.error = message;
     this.output.appendLine(message);
     if (detail !== undefined) {
       this.output.appendLine(detail);
     }
     this.render();
+    const first = !this.notified.has(message);
+    this.notified.add(message);
+    return first;
+  }
+
+  /** Show an error (`once`: unless it was shown already this session), with a way to the setting and the log. */
+  private fail(message: string, detail?: string, once = false): void {
+    if (!this.record(message, detail) && once) {
+      return;
+    }
     void vscode.window.showErrorMessage(message, "Open Settings", "Show Log").then((choice) => {
       if (choice === "Open Settings") {
         void vscode.commands.executeCommand("workbench.action.openSettings", "sylk.serverPath");
@@ -365,9 +422,51 @@ class Sylk implements vscode.Disposable {
     }
   }
 
+  /** Delete the index and build it again from scratch (a corrupt or outgrown index), after asking. */
+  private async clearIndex(): Promise<void> {
+    const client = this.running();
+    if (client === undefined) {
+      return;
+    }
+    const clear = "Clear Index";
+    const choice = await vscode.window.showWarningMessage(
+      "Sylk: delete the index of this workspace and build it again from scratch?",
+      { modal: true, detail: "Searching finds less until the new index is built." },
+      clear,
+    );
+    if (choice !== clear) {
+      return;
+    }
+    try {
+      const answer = (await client.sendRequest(ExecuteCommandRequest.type, {
+        command: CLEAR_INDEX_COMMAND,
+        arguments: [],
+      })) as ClearIndexResult;
+      this.scheduleRefresh(0);
+      const failed = answer.cleared.filter((c) => c.error !== null);
+      if (failed.length > 0) {
+        void vscode.window.showErrorMessage(
+          `Sylk: clearing the index failed: ${failed.map((c) => `${c.root}: ${c.error}`).join("; ")}`,
+        );
+        return;
+      }
+      const removed = answer.cleared.map((c) => c.removed).filter((r): r is string => r !== null);
+      void vscode.window.showInformationMessage(
+        `Sylk: index cleared${removed.length > 0 ? ` (deleted ${removed.join(", ")})` : ""}; indexing again.`,
+      );
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Sylk: clearing the index failed: ${errorText(err)}`);
+    }
+  }
+
   private async showStatus(): Promise<void> {
     if (this.error !== undefined) {
-      this.fail(this.error);
+      // asked for: shown again
+      if (this.error.includes(INSTALL_COMMAND)) {
+        this.showInstallHelp(this.error);
+      } else {
+        this.fail(this.error);
+      }
       return;
     }
     if (this.running() === undefined) {

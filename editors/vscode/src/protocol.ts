@@ -7,6 +7,14 @@ export const SEARCH_REQUEST = "sylk/search";
 export const STATUS_REQUEST = "sylk/status";
 export const DOCUMENT_TEXT_REQUEST = "sylk/documentText";
 export const REINDEX_COMMAND = "sylk.reindex";
+/** workspace/executeCommand: delete every folder's index and build it again. */
+export const CLEAR_INDEX_COMMAND = "sylk.clearIndex";
+
+/** The answer of CLEAR_INDEX_COMMAND: per folder, the index folder removed, or why not. */
+export interface ClearIndexResult {
+  cleared: { root: string; removed: string | null; error: string | null }[];
+  indexing: boolean;
+}
 
 /** The titles of the server's work-done progress (see server/sylk/lsp/server.py). */
 export const INDEXING_TITLE = "Sylk: Indexing workspace";
