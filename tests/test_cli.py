@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import TIMEOUT
+
 
 def sylk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sylk.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env=os.environ.copy(), timeout=120)
+                          cwd=cwd, env=os.environ.copy(), timeout=TIMEOUT)
 
 
 def test_index_prints_a_summary_line(workspace: Path):
@@ -183,7 +185,7 @@ def test_index_no_embed_and_a_lexical_search_never_load_faiss(workspace: Path):
     for args in (("index", "--no-embed", str(workspace)),
                  ("search", "retry", str(workspace), "--mode", "lexical", "--no-refresh")):
         r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                           env=os.environ.copy(), timeout=120)
+                           env=os.environ.copy(), timeout=TIMEOUT)
         assert r.returncode == 0, r.stderr
         out.append(r.stdout)
     assert "16 added" in out[0]

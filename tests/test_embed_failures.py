@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import WORKSPACE, eventually, mcp_session, start_lsp
+from conftest import TIMEOUT, WORKSPACE, eventually, mcp_session, start_lsp
 from sylk.config import EmbeddingSettings, Settings
 from sylk.embed import onnx_encoder
 from sylk.embed.embedder import FAULT_ENV, Embedder, embed_cached
@@ -145,7 +145,7 @@ def test_the_pass_goes_on_and_the_chunk_is_counted_and_tried_once_per_run(
 
 def sylk(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sylk.cli", *args], capture_output=True, text=True,
-                          env=os.environ.copy(), timeout=120)
+                          env=os.environ.copy(), timeout=TIMEOUT)
 
 
 def test_sylk_index_goes_on_and_sylk_status_counts_the_chunk(poisoned: Path,

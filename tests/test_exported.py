@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import start, symbols, wait_for_progress_end, write_tree
+from conftest import TIMEOUT, start, symbols, wait_for_progress_end, write_tree
 from sylk.ingest.chunks import chunk_file
 from sylk.ingest.symbols import decode_symbols, encode_symbols, extract
 from sylk.search.frozen_symbols import FrozenSymbols
@@ -402,7 +402,7 @@ async def test_workspace_symbol_and_search_filter_over_stdio(exports_tree: Path,
 
 def sylk(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sylk.cli", *args], capture_output=True, text=True,
-                          env=os.environ.copy(), timeout=120)
+                          env=os.environ.copy(), timeout=TIMEOUT)
 
 
 def test_cli_symbols_and_search_filter_by_exported(exports_tree: Path):

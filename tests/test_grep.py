@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import start_lsp, uri, wait_for_progress_end, write_tree
+from conftest import TIMEOUT, start_lsp, uri, wait_for_progress_end, write_tree
 from lsprotocol import types
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
@@ -204,7 +204,7 @@ def test_the_trigram_index_reopens_after_a_kill_in_the_middle_of_a_run(grep_root
     index = tmp_path / "killed"
     code = KILLED_RUN.format(server=str(Path(__file__).parents[1] / "server"), root=str(grep_root),
                              index=str(index), at=at)
-    child = subprocess.run([sys.executable, "-c", code], check=False, timeout=120, capture_output=True, text=True)
+    child = subprocess.run([sys.executable, "-c", code], check=False, timeout=TIMEOUT, capture_output=True, text=True)
     assert child.returncode == 9, child.stderr  # killed in the middle of its second run
     again = Workspace(grep_root, Settings(index_dir=str(index)))
     try:
@@ -311,7 +311,7 @@ def _sylk(*args: str, env_index: Path, cwd: Path) -> subprocess.CompletedProcess
 
     exe = Path(sys.executable).parent / "sylk"
     return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "SYLK_INDEX_DIR": str(env_index), "NO_COLOR": "1"}, timeout=120)
+                          env={**os.environ, "SYLK_INDEX_DIR": str(env_index), "NO_COLOR": "1"}, timeout=TIMEOUT)
 
 
 def test_cli_grep(grep_root: Path, tmp_path: Path):

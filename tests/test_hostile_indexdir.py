@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import eventually, mcp_call, mcp_call_error, mcp_session, run_sylk, start_lsp, without_embedding, \
+from conftest import TIMEOUT, eventually, mcp_call, mcp_call_error, mcp_session, run_sylk, start_lsp, without_embedding, \
     write_tree
 from lsprotocol import types
 
-WAIT_S = 60.0  # bounded waits on a server's word
+WAIT_S = TIMEOUT  # bounded waits on a server's word
 REFUSED = "holds files Sylk did not create"
 SYLK_NAMES = {"sylk-index.json", "sylk.lock", "manifest.sqlite3", "tantivy", "grams", "vectors", "symbols.bin",
               "embeddings.sqlite"}

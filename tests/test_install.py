@@ -40,7 +40,7 @@ sys.exit(main(sys.argv[2:]))
 def sylk(*args: str, blocked: tuple[str, ...] = (), cwd: Path | None = None,
          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", BLOCKED_RUN, ",".join(blocked), *args], capture_output=True,
-                          text=True, cwd=cwd, env={**os.environ, **(env or {})}, timeout=120)
+                          text=True, cwd=cwd, env={**os.environ, **(env or {})}, timeout=TIMEOUT)
 
 
 def _normal(name: str) -> str:

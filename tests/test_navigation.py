@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import NO_EMBEDDING, start, uri, wait_for_progress_end, write_tree
+from conftest import NO_EMBEDDING, TIMEOUT, start, uri, wait_for_progress_end, write_tree
 from lsprotocol import types
 from sylk.search import definitions as defs
 
@@ -156,7 +156,7 @@ async def test_definition_edges(nav: Path, _isolated_index: Path):
 def test_a_client_without_link_support_gets_locations(nav: Path, raw_lsp):
     server = raw_lsp()
     server.initialize(nav, EVERY_LANGUAGE)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + TIMEOUT
     # until the index is ready (the server's word, asked again): while it runs, the answer
     # is from the files indexed so far
     while not (server.request(f"s{time.monotonic()}", "sylk/status", {}).get("result") or {}).get("ready"):

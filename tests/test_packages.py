@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import start_lsp, wait_for_progress_end, write_tree
+from conftest import TIMEOUT, start_lsp, wait_for_progress_end, write_tree
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
 from sylk.ingest.packages import ancestors, package_of, within
@@ -173,7 +173,7 @@ def test_cli_package(root: Path, tmp_path: Path):
     env = {**os.environ, "SYLK_INDEX_DIR": str(tmp_path / "cli-index"), "NO_COLOR": "1"}
 
     def sylk(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=root, env=env, timeout=120)
+        return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=root, env=env, timeout=TIMEOUT)
 
     assert sylk("index", ".", "--no-embed").returncode == 0
     out = sylk("search", "ledger", "--mode", "lexical", "--package", "shop.billing", "--format", "json", "--no-refresh")

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import TIMEOUT
 from sylk.ingest import ignore, scan
 from sylk.ingest.ignore import IgnoreMatcher
 from sylk.ingest.scan import (
@@ -345,7 +346,7 @@ def test_chmod_000_directory_and_file(tmp_path: Path) -> None:
     os.chmod(tmp_path / "secret.py", 0)
     try:
         probe = subprocess.run([sys.executable, "-c", CHMOD_PROBE, str(tmp_path)], capture_output=True, text=True,
-                               timeout=120, preexec_fn=_drop_root_read_override if IS_ROOT else None)
+                               timeout=TIMEOUT, preexec_fn=_drop_root_read_override if IS_ROOT else None)
     finally:
         os.chmod(tmp_path / "locked", 0o755)
         os.chmod(tmp_path / "secret.py", 0o644)

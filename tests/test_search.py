@@ -109,20 +109,20 @@ def test_cli_search_json_and_paths(workspace: Path):
     env = os.environ.copy()
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "get_user_by_id", str(workspace),
                         "--mode", "lexical", "--format", "json"], capture_output=True, text=True, env=env,
-                       timeout=120)
+                       timeout=TIMEOUT)
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["hits"][0]["path"] == "app/repository.py" and data["hits"][0]["symbol"] == "get_user_by_id"
     assert data["mode"] == "lexical" and data["index"]["files"] == 16
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "lang:go point", str(workspace),
                         "--mode", "lexical", "--format", "paths", "--no-refresh"], capture_output=True, text=True,
-                       env=env, timeout=120)
+                       env=env, timeout=TIMEOUT)
     assert r.stdout.split() == ["services/geo/point.go"]
 
 
 def test_cli_search_default_format(workspace: Path):
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "\"exponential backoff\"", str(workspace),
-                        "--mode", "lexical", "--limit", "1"], capture_output=True, text=True, timeout=120)
+                        "--mode", "lexical", "--limit", "1"], capture_output=True, text=True, timeout=TIMEOUT)
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
     assert first.startswith("  1. app/http.py:") and "HttpRetryPolicy" in first
@@ -132,14 +132,14 @@ def test_cli_search_default_format(workspace: Path):
 
 def test_cli_search_explain(workspace: Path):
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "the retry policy", str(workspace),
-                        "--mode", "lexical", "--limit", "2", "--explain"], capture_output=True, text=True, timeout=120)
+                        "--mode", "lexical", "--limit", "2", "--explain"], capture_output=True, text=True, timeout=TIMEOUT)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[1].strip().startswith("lexical #1 bm25 ") and "semantic -" in lines[1]
     assert "query read as natural; words retry policy; stop words left out the" in r.stderr
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "the retry policy", str(workspace),
                         "--mode", "lexical", "--limit", "1", "--explain", "--format", "json", "--no-refresh"],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=TIMEOUT)
     data = json.loads(r.stdout)
     assert data["explain"]["style"] == "natural" and data["explain"]["dropped"] == ["the"]
     hit = data["hits"][0]["explain"]
