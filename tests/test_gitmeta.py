@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import TIMEOUT, git_commit, start, wait_for_progress_end
+from conftest import TIMEOUT, eventually, git_commit, start, wait_for_progress_end
 from sylk.config import Settings
 from sylk.engine import gitmeta
 from sylk.engine.workspace import Workspace
@@ -103,8 +103,10 @@ async def test_group_by_author_over_stdio(repo: Path, _isolated_index: Path):
         assert set(by["Bob Stone"]) == {"app/http.py"}
         assert "Ann Lee" in by and "app/http.py" not in by["Ann Lee"]
         assert all(h.author in ("Ann Lee", "Bob Stone") and h.modified for h in r.hits)
-        c = await client.protocol.send_request_async("sylk/search", {
-            "query": "type:git_commit retry jitter"})
+        # the commit messages are indexed after the files' authors (gitmeta), so they are
+        # waited for on their own
+        c = await eventually(lambda: client.protocol.send_request_async("sylk/search", {
+            "query": "type:git_commit retry jitter"}), lambda c: bool(c.hits), "the commit messages to be indexed")
         top = c.hits[0]
         assert (top.type, top.snippet, top.author) == ("git_commit", "retry jitter", "Bob Stone")
         assert len(top.commit.sha) == 40 and list(top.commit.files) == ["app/http.py"] and top.range is None

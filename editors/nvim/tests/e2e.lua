@@ -5,7 +5,8 @@
 -- workspace/symbol, opens a virtual document's hit, :SylkStatus and :SylkReindex,
 -- and writes what a user would see to the JSON file; the pytest asserts on it.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local finish = dofile(plugin .. "/tests/report.lua")
+local harness = dofile(plugin .. "/tests/report.lua")
+local finish, wait = harness.finish, harness.wait
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
@@ -28,12 +29,6 @@ require("sylk").setup({ root_dir = (vim.uv or vim.loop).cwd(), settings = { embe
 
 local compat = require("sylk.compat")
 
-local function wait(ms, what, cond)
-  if not vim.wait(ms, cond, 20) then
-    error("timed out after " .. ms .. " ms waiting for " .. what)
-  end
-end
-
 local function qf_entries()
   local qf = vim.fn.getqflist({ title = 1, items = 1 })
   local entries = {}
@@ -54,14 +49,14 @@ local function run()
     out.file = vim.api.nvim_buf_get_name(buf)
     out.uses_lsp_start = vim.lsp.start ~= nil
     local client
-    wait(30000, "the Sylk client to initialize", function()
+    wait("the Sylk client to initialize", function()
       client = sylk.client(buf)
       return client ~= nil and client.initialized
     end)
     out.root = client.config.root_dir
     local status
-    wait(60000, "the index (sylk/status ready)", function()
-      local r = compat.request_sync(client, "sylk/status", vim.empty_dict(), 5000, buf)
+    wait("the index (sylk/status ready)", function()
+      local r = compat.request_sync(client, "sylk/status", vim.empty_dict(), harness.ms, buf)
       status = r and r.result
       return status ~= nil and status.ready == true
     end)
@@ -71,7 +66,7 @@ local function run()
     local searched = false
     vim.api.nvim_create_autocmd("User", { pattern = "SylkSearchDone", callback = function() searched = true end })
     vim.cmd("SylkSearch -mode=lexical retry policy")
-    wait(30000, ":SylkSearch", function() return searched end)
+    wait(":SylkSearch", function() return searched end)
     out.search_title, out.search = qf_entries()
     out.quickfix_open = vim.bo.buftype == "quickfix"
     vim.cmd("wincmd p")
@@ -81,20 +76,20 @@ local function run()
     local refd = false
     vim.api.nvim_create_autocmd("User", { pattern = "SylkRefsDone", callback = function() refd = true end })
     vim.cmd("SylkRefs max_attempts")
-    wait(30000, ":SylkRefs", function() return refd end)
+    wait(":SylkRefs", function() return refd end)
     out.refs_title, out.refs = qf_entries()
     vim.cmd("wincmd p")
     refd = false
     vim.cmd("SylkRefs! user_id")
-    wait(30000, ":SylkRefs!", function() return refd end)
+    wait(":SylkRefs!", function() return refd end)
     out.code_refs_title, out.code_refs = qf_entries()
     vim.cmd("wincmd p")
 
     -- workspace/symbol: the raw locations, and the standard vim.lsp.buf.workspace_symbol()
-    local r = compat.request_sync(client, "workspace/symbol", { query = "hrp" }, 10000, buf)
+    local r = compat.request_sync(client, "workspace/symbol", { query = "hrp" }, harness.ms, buf)
     out.symbols = r and r.result
     vim.lsp.buf.workspace_symbol("hrp")
-    wait(10000, "vim.lsp.buf.workspace_symbol()", function()
+    wait("vim.lsp.buf.workspace_symbol()", function()
       return vim.fn.getqflist({ title = 1 }).title ~= out.code_refs_title
     end)
     out.symbol_title, out.symbol_list = qf_entries()
@@ -104,11 +99,11 @@ local function run()
     -- that holds the document's text, at the hit's line
     local indexed = compat.request_sync(client, "sylk/indexDocument", { id = "notes/retry", type = "note",
       title = "Retry budget", text = "We retry five times at most.\n\nThe retry budget is shared by every client." },
-      10000, buf)
+      harness.ms, buf)
     out.indexed_document = indexed and indexed.result and indexed.result.id
     searched = false
     vim.cmd("SylkSearch -mode=lexical type:note retry budget")
-    wait(30000, ":SylkSearch for the note", function() return searched end)
+    wait(":SylkSearch for the note", function() return searched end)
     vim.cmd("wincmd p")
     local virtual_entry
     for i, it in ipairs(vim.fn.getqflist()) do
@@ -135,14 +130,14 @@ local function run()
     end
 
     -- a commit's hit (no range; sylk://commit/<sha>) opens its message and files
-    wait(30000, "the commit messages to be indexed", function()
+    wait("the commit messages to be indexed", function()
       local r = compat.request_sync(client, "sylk/search", { query = "type:git_commit initial", mode = "lexical" },
-        5000, buf)
+        harness.ms, buf)
       return r and r.result and #r.result.hits > 0
     end)
     searched = false
     vim.cmd("SylkSearch -mode=lexical type:git_commit initial import")
-    wait(30000, ":SylkSearch for the commit", function() return searched end)
+    wait(":SylkSearch for the commit", function() return searched end)
     vim.cmd("wincmd p")
     local commit_entries = vim.fn.getqflist()
     out.commit_entry = commit_entries[1] and {
@@ -157,12 +152,12 @@ local function run()
     end
 
     -- gone again, so the index is the 16 files for what follows
-    compat.request_sync(client, "sylk/removeDocument", { id = "notes/retry" }, 10000, buf)
+    compat.request_sync(client, "sylk/removeDocument", { id = "notes/retry" }, harness.ms, buf)
 
     -- a second file of the same root reuses the client
     vim.cmd("edit services/geo/point.go")
     local buf2 = vim.api.nvim_get_current_buf()
-    wait(10000, "the second buffer to attach", function() return #compat.clients("sylk", buf2) > 0 end)
+    wait("the second buffer to attach", function() return #compat.clients("sylk", buf2) > 0 end)
     out.second_client = compat.clients("sylk", buf2)[1].id
     out.first_client = client.id
     out.sylk_clients = #compat.clients("sylk")
@@ -171,7 +166,7 @@ local function run()
     local stated = false
     vim.api.nvim_create_autocmd("User", { pattern = "SylkStatusDone", callback = function() stated = true end })
     vim.cmd("SylkStatus")
-    wait(10000, ":SylkStatus", function() return stated end)
+    wait(":SylkStatus", function() return stated end)
 
     -- :SylkReindex runs a re-index with progress
     local reindexed = false
@@ -183,7 +178,7 @@ local function run()
       end
     end })
     vim.cmd("SylkReindex")
-    wait(60000, ":SylkReindex progress end", function() return reindexed end)
+    wait(":SylkReindex progress end", function() return reindexed end)
 
     -- with Telescope installed, :SylkSearch opens a picker fed by sylk/search. A stand-in
     -- with Telescope's API (pickers.new{...}:find(), finders.new_dynamic, sorters.empty,
@@ -208,7 +203,7 @@ local function run()
       end }
     end
     -- the state after all that (the semantic side has been set up by now)
-    local final = compat.request_sync(client, "sylk/status", vim.empty_dict(), 5000, buf)
+    local final = compat.request_sync(client, "sylk/status", vim.empty_dict(), harness.ms, buf)
     out.final_status = final and final.result
 
     vim.fn.setqflist({}, " ", { title = "before telescope" })

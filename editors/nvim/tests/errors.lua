@@ -3,7 +3,8 @@
 -- stand-in server that never answers: `cat`), and a server that dies at once (with a
 -- line on stderr, which Neovim keeps in its LSP log). Driven by tests/test_nvim.py.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local finish = dofile(plugin .. "/tests/report.lua")
+local harness = dofile(plugin .. "/tests/report.lua")
+local finish, wait = harness.finish, harness.wait
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
@@ -40,28 +41,24 @@ local ok, err = xpcall(function()
   local dead_root = vim.fn.fnamemodify(os.getenv("SYLK_NVIM_FILE2"), ":h")
   require("sylk").setup({ cmd = { "sh", "-c", "echo sylk-test-boom >&2; exit 3" }, root_dir = dead_root })
   local exited = "exited with code 3"
-  if not vim.wait(60000, function()
+  wait("the notice that the server exited", function()
     for _, n in ipairs(notes) do
       if n.msg:find(exited, 1, true) then
         return true
       end
     end
     return false
-  end, 20) then
-    error("timed out waiting for the notice that the server exited")
-  end
+  end)
   out.dead_root = dead_root
   -- the server's last words reach the log (read and written apart from its exit)
   local log = require("sylk.compat").log_path()
-  if not vim.wait(60000, function()
+  wait("the server's stderr in the LSP log " .. tostring(log), function()
     local f = log and io.open(log)
     local text = f and f:read("*a") or ""
     if f then
       f:close()
     end
     return text:find("sylk-test-boom", 1, true) ~= nil
-  end, 20) then
-    error("timed out waiting for the server's stderr in the LSP log " .. tostring(log))
-  end
+  end)
 end, debug.traceback)
 finish(out, ok, err)

@@ -5,7 +5,8 @@
 -- line of $SYLK_NVIM_GREPS as its arguments, and writes the quickfix list and what the
 -- user was told after each to the JSON file; the pytest asserts on it.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local finish = dofile(plugin .. "/tests/report.lua")
+local harness = dofile(plugin .. "/tests/report.lua")
+local finish, wait = harness.finish, harness.wait
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
@@ -20,25 +21,19 @@ require("sylk").setup({ root_dir = (vim.uv or vim.loop).cwd(), settings = { embe
 
 local compat = require("sylk.compat")
 
-local function wait(ms, what, cond)
-  if not vim.wait(ms, cond, 20) then
-    error("timed out after " .. ms .. " ms waiting for " .. what)
-  end
-end
-
 local function run()
   local out = { greps = {} }
   local ok, err = xpcall(function()
     local sylk = require("sylk")
     local buf = vim.api.nvim_get_current_buf()
     local client
-    wait(30000, "the Sylk client to initialize", function()
+    wait("the Sylk client to initialize", function()
       client = sylk.client(buf)
       return client ~= nil and client.initialized
     end)
     local status
-    wait(60000, "the index (sylk/status ready, not indexing)", function()
-      local r = compat.request_sync(client, "sylk/status", vim.empty_dict(), 5000, buf)
+    wait("the index (sylk/status ready, not indexing)", function()
+      local r = compat.request_sync(client, "sylk/status", vim.empty_dict(), harness.ms, buf)
       status = r and r.result
       return status ~= nil and status.ready == true and status.indexing == false
     end)
@@ -53,7 +48,7 @@ local function run()
       vim.cmd("SylkGrep " .. args)
       -- a bad flag is refused at once, without a request
       if #notes == seen then
-        wait(30000, ":SylkGrep " .. args, function() return grepped end)
+        wait(":SylkGrep " .. args, function() return grepped end)
       end
       local qf = vim.fn.getqflist({ title = 1, items = 1 })
       local entries = {}

@@ -5,7 +5,8 @@
 -- :SylkStatus lines. Driven by tests/test_nvim.py;
 -- no server runs.
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local finish = dofile(plugin .. "/tests/report.lua")
+local harness = dofile(plugin .. "/tests/report.lua")
+local finish = harness.finish
 local samples_path = assert(os.getenv("SYLK_NVIM_SAMPLES"))
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false

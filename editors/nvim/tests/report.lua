@@ -6,6 +6,10 @@
 --     JSON to $SYLK_NVIM_OUT for tests/test_nvim.py, with the Neovim that ran it (the
 --     first line of :version, as `nvim --version` prints it) and those deprecations;
 --     then Neovim quits.
+-- And the one bound on every wait of the scripts: $SYLK_NVIM_WAIT_MS (tests/test_nvim.py
+-- passes its TIMEOUT, generous: on a machine whose cores are kept busy by other work the
+-- server's background threads get about a tenth of a core). ``wait`` polls a condition
+-- until it holds and fails naming what it waited for; ``ms`` bounds a synchronous request.
 local deprecated = {}
 local original_deprecate = vim.deprecate
 if type(original_deprecate) == "function" then
@@ -28,7 +32,15 @@ local function version_line()
   return vim.NIL
 end
 
-return function(out, ok, err)
+local WAIT_MS = tonumber(os.getenv("SYLK_NVIM_WAIT_MS") or "") or 240000
+
+local function wait(what, cond)
+  if not vim.wait(WAIT_MS, cond, 20) then
+    error("timed out after " .. WAIT_MS .. " ms waiting for " .. what)
+  end
+end
+
+local function finish(out, ok, err)
   out.ok = ok
   out.error = ok and vim.NIL or tostring(err)
   out.nvim_version = version_line()
@@ -38,3 +50,5 @@ return function(out, ok, err)
   f:close()
   vim.cmd("qa!")
 end
+
+return { finish = finish, wait = wait, ms = WAIT_MS }

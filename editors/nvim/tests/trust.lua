@@ -7,7 +7,8 @@
 --      server gets trusted = false (the file ignored, the status says so), the allowed
 --      one's trusted = true (the file applies).
 local plugin = assert(os.getenv("SYLK_NVIM_PLUGIN"))
-local finish = dofile(plugin .. "/tests/report.lua")
+local harness = dofile(plugin .. "/tests/report.lua")
+local finish, wait = harness.finish, harness.wait
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
@@ -73,23 +74,17 @@ end
 -- 2. two roots through real servers: each file's root is its copy's .sylk.toml
 sylk.setup({ root_markers = { ".sylk.toml" }, settings = { embedding = { enabled = false } } })
 
-local function wait(ms, what, cond)
-  if not vim.wait(ms, cond, 20) then
-    error("timed out after " .. ms .. " ms waiting for " .. what)
-  end
-end
-
 local function served(file)
   vim.cmd("edit " .. vim.fn.fnameescape(file))
   local buf = vim.api.nvim_get_current_buf()
   local client
-  wait(30000, "the Sylk client of " .. file, function()
+  wait("the Sylk client of " .. file, function()
     client = sylk.client(buf)
     return client ~= nil and client.initialized
   end)
   local status
-  wait(60000, "the index of " .. file, function()
-    local r = compat.request_sync(client, "sylk/status", vim.empty_dict(), 5000, buf)
+  wait("the index of " .. file, function()
+    local r = compat.request_sync(client, "sylk/status", vim.empty_dict(), harness.ms, buf)
     status = r and r.result
     return status ~= nil and status.ready == true and status.indexing == false
   end)
@@ -117,7 +112,7 @@ local function run()
     local done = false
     vim.api.nvim_create_autocmd("User", { pattern = "SylkStatusDone", once = true, callback = function() done = true end })
     vim.cmd("SylkStatus")
-    wait(10000, ":SylkStatus", function() return done end)
+    wait(":SylkStatus", function() return done end)
   end, debug.traceback)
   finish(out, ok, err)
 end
