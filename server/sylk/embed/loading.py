@@ -1,4 +1,5 @@
-"""Which model to run, in order: a configured model path, then the packaged model (for
+"""Which model to run, in order: a configured model path (an ONNX export, or a static
+model: ``static_encoder``), then the packaged model (for
 the default name), then fastembed by name (its cache; a download only for a name the
 user configured, after a quick reachability check, so an offline machine gets an
 answer in milliseconds instead of fastembed's 3 + 9 + 27 s of retry sleeps).
@@ -27,6 +28,7 @@ from .embedder import Embedder
 from .fastembed_encoder import FastembedEncoder
 from .onnx_encoder import OnnxEncoder
 from .packaged import PACKAGED_MODEL_ID, assemble_packaged_model, read_json, sha256, stamp_for
+from .static_encoder import StaticEncoder, is_static_model, verified_id
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +81,12 @@ def _packaged_embedder(settings: EmbeddingSettings, path: Path) -> Embedder:
     return Embedder(OnnxEncoder(path, threads=_threads(settings)), PACKAGED_MODEL_ID,
                     max_tokens=settings.max_tokens, batch_size=settings.batch_size,
                     source=f"packaged model {path}")
+
+
+def _static_embedder(settings: EmbeddingSettings, path: Path, name: str) -> Embedder:
+    """A static model (a token-vector table; ``static_encoder``)."""
+    return Embedder(StaticEncoder(path), verified_id(path, name), max_tokens=settings.max_tokens,
+                    batch_size=settings.batch_size, source=f"static model {path}")
 
 
 def _local_dir_problem(path: Path) -> str | None:
@@ -193,6 +201,11 @@ def _load(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | Non
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     if settings.model_path:
         path = Path(settings.model_path).expanduser()
+        if is_static_model(path):
+            try:
+                return _static_embedder(settings, path, f"static:{path.name}"), None
+            except Exception as e:  # noqa: BLE001
+                return None, f"could not load the static model in {path}: {describe(e)}"
         problem = _local_dir_problem(path)
         if problem:
             return None, f"embedding.modelPath: {problem}"

@@ -1,0 +1,82 @@
+"""A static embedding model: one vector per token, a text's embedding the mean of its
+tokens' rows (the model2vec technique). ``tools/build_static_model.py`` builds the table
+from the packaged MiniLM and says how; ``vectors.npy`` (float16) and ``model.json`` (its
+provenance and sha256) are all a model folder holds, the tokenizer is MiniLM's own.
+
+No transformer runs: a text costs a tokenisation and a gather, so a workspace is
+embedded in seconds where the transformer takes minutes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .packaged import PACKAGED_TOKENIZER_DIR, sha256
+
+# Tokens per text when the setting allows more: a mean over more tokens costs little.
+MODEL_LIMIT = 8192
+VECTORS, META = "vectors.npy", "model.json"
+
+
+def read_meta(model_dir: Path) -> dict[str, Any]:
+    meta = json.loads((model_dir / META).read_text(encoding="utf-8"))
+    if not isinstance(meta, dict):
+        raise ValueError(f"{model_dir / META} is not a JSON object")
+    return meta
+
+
+def is_static_model(model_dir: Path) -> bool:
+    return (model_dir / VECTORS).is_file() and (model_dir / META).is_file()
+
+
+def verified_id(model_dir: Path, name: str) -> str:
+    """``name@<12 hex>`` of the table, after checking it against the sha256 its
+    model.json records (a damaged table must not fill an index with wrong vectors)."""
+    meta = read_meta(model_dir)
+    digest = sha256(model_dir / VECTORS)
+    if meta.get("vectors_sha256") != digest:
+        raise ValueError(f"{model_dir / VECTORS} does not match the sha256 in {META}")
+    return f"{name}@{digest[:12]}"
+
+
+class StaticEncoder:
+    """An ``embedder.Encoder``: the mean of the text's token rows (normalised by the Embedder)."""
+
+    def __init__(self, model_dir: Path, tokenizer_dir: Path = PACKAGED_TOKENIZER_DIR) -> None:
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        # float16 on disk, float32 in memory: numpy converts float16 slowly, and a
+        # conversion per gathered row cost ten times the gather (30k x 256: 31 MB)
+        self.vectors = np.load(model_dir / VECTORS).astype(np.float32)
+        if self.vectors.ndim != 2 or self.vectors.shape[0] != self.tokenizer.get_vocab_size():
+            raise ValueError(f"{model_dir / VECTORS} has shape {self.vectors.shape}, not one row per token of "
+                             f"the tokenizer's {self.tokenizer.get_vocab_size()}")
+        self.limit_tokens(MODEL_LIMIT)
+
+    def limit_tokens(self, max_tokens: int) -> int:
+        limit = max(1, min(int(max_tokens), MODEL_LIMIT))
+        self.tokenizer.enable_truncation(max_length=limit)
+        return limit
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+    def encode(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        """``query`` changes nothing: queries and code share the table."""
+        encodings = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
+        out = np.zeros((len(texts), self.vectors.shape[1]), dtype=np.float32)
+        if lengths.sum() == 0:
+            return out
+        ids = np.concatenate([np.asarray(e.ids, dtype=np.int64) for e in encodings])
+        rows = self.vectors[ids]
+        nonempty = lengths > 0
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
+        out[nonempty] = np.add.reduceat(rows, starts, axis=0) / lengths[nonempty, None]
+        return out

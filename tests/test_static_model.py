@@ -1,0 +1,101 @@
+"""The static embedding model: a token-vector table, a text the mean of its tokens' rows."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sylk.config import EmbeddingSettings
+from sylk.embed.loading import load_embedder
+from sylk.embed.packaged import PACKAGED_TOKENIZER_DIR
+from tokenizers import Tokenizer
+
+VOCAB = 30522  # the MiniLM tokenizer's
+
+
+def write_model(folder: Path, table: np.ndarray, **meta: object) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    np.save(folder / "vectors.npy", table)
+    digest = hashlib.sha256((folder / "vectors.npy").read_bytes()).hexdigest()
+    (folder / "model.json").write_text(json.dumps({"vectors_sha256": digest, **meta}), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def table() -> np.ndarray:
+    return np.random.default_rng(3).standard_normal((VOCAB, 16)).astype(np.float16)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory, table: np.ndarray) -> Path:
+    return write_model(tmp_path_factory.mktemp("static") / "tiny", table)
+
+
+def tokenizer() -> Tokenizer:
+    tok = Tokenizer.from_file(str(PACKAGED_TOKENIZER_DIR / "tokenizer.json"))
+    tok.no_padding()  # tokenizer.json pads to 128
+    tok.no_truncation()
+    return tok
+
+
+def expected(table: np.ndarray, text: str) -> np.ndarray:
+    tok = tokenizer()
+    ids = tok.encode(text, add_special_tokens=False).ids
+    mean = table[ids].astype(np.float64).mean(axis=0)
+    return (mean / np.linalg.norm(mean)).astype(np.float32)
+
+
+def test_a_text_is_the_normalised_mean_of_its_token_rows(model_dir: Path, table: np.ndarray,
+                                                         tmp_path: Path) -> None:
+    embedder, message = load_embedder(EmbeddingSettings(model_path=str(model_dir)), tmp_path)
+    assert message is None and embedder is not None
+    assert embedder.dim == 16
+    digest = json.loads((model_dir / "model.json").read_text())["vectors_sha256"]
+    assert embedder.model_id == f"static:tiny@{digest[:12]}"
+    texts = ["def parse_header(line): return line.split(':')", "x", "retry with backoff " * 3]
+    vectors = embedder.embed(texts)
+    for text, vector in zip(texts, vectors, strict=True):
+        np.testing.assert_allclose(vector, expected(table, text), atol=1e-5)
+    np.testing.assert_allclose(embedder.embed_query(texts[0]), vectors[0], atol=1e-6)
+
+
+def test_an_empty_text_and_a_batch_with_one_keep_their_places(model_dir: Path, table: np.ndarray,
+                                                               tmp_path: Path) -> None:
+    embedder, _ = load_embedder(EmbeddingSettings(model_path=str(model_dir)), tmp_path)
+    assert embedder is not None
+    vectors = embedder.embed(["open a socket", "", "close the socket"])
+    assert not vectors[1].any()
+    np.testing.assert_allclose(vectors[0], expected(table, "open a socket"), atol=1e-5)
+    np.testing.assert_allclose(vectors[2], expected(table, "close the socket"), atol=1e-5)
+
+
+def test_max_tokens_truncates_the_mean(model_dir: Path, table: np.ndarray, tmp_path: Path) -> None:
+    embedder, _ = load_embedder(EmbeddingSettings(model_path=str(model_dir), max_tokens=8), tmp_path)
+    assert embedder is not None and embedder.max_tokens == 8
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    tok = tokenizer()
+    first = tok.decode(tok.encode(text, add_special_tokens=False).ids[:8])
+    np.testing.assert_allclose(embedder.embed([text])[0], expected(table, first), atol=1e-5)
+
+
+def test_a_damaged_table_is_refused_with_a_message(model_dir: Path, tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "model.json").write_bytes((model_dir / "model.json").read_bytes())
+    data = bytearray((model_dir / "vectors.npy").read_bytes())
+    data[-1] ^= 0xFF
+    (damaged / "vectors.npy").write_bytes(bytes(data))
+    embedder, message = load_embedder(EmbeddingSettings(model_path=str(damaged)), tmp_path)
+    assert embedder is None
+    assert f"could not load the static model in {damaged}" in message
+    assert "does not match the sha256" in message
+
+
+def test_a_table_of_the_wrong_vocabulary_is_refused(tmp_path: Path) -> None:
+    folder = write_model(tmp_path / "short", np.zeros((100, 8), dtype=np.float16))
+    embedder, message = load_embedder(EmbeddingSettings(model_path=str(folder)), tmp_path)
+    assert embedder is None
+    assert "not one row per token of the tokenizer's 30522" in message
