@@ -15,6 +15,7 @@ changes is a new chunk, and a new model re-embeds everything anyway.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,6 +33,11 @@ from ..store.vectors import VectorIndex
 
 log = logging.getLogger("sylk")
 
+# A test hook, read in _embed_locked and nowhere else: with SYLK_HOLD_EMBED=<path> in the
+# environment, a pass saves its first batch, then waits while <path> exists (or until it
+# is cancelled), so a test can act while a pass is certainly under way. Never set it
+# otherwise.
+HOLD_ENV = "SYLK_HOLD_EMBED"
 FAILURES_LOGGED = 10  # chunks the model failed on named in the log per pass; the rest counted
 
 
@@ -168,6 +174,7 @@ class EmbedQueue:
         pos = 0
         if progress:
             progress(0, total)
+        hold = os.environ.get(HOLD_ENV)
         with EmbeddingCache.open(self.stores.index_dir) as cache:
             while not cancel.is_set():
                 rows = self.stores.manifest.pending_for_paths(self._take_priority())
@@ -205,10 +212,14 @@ class EmbedQueue:
                 failed += len(bad)
                 if progress:
                     progress(done + failed, max(total, done + failed))
-                if time.monotonic() - last_save > save_every_s:
+                if time.monotonic() - last_save > save_every_s or hold:
                     vectors.save()
                     self.stores.manifest.commit_embedded()
                     last_save = time.monotonic()
+                if hold:  # the test hook, after the first batch
+                    while os.path.exists(hold) and not cancel.wait(0.05):
+                        pass
+                    hold = None
         if vectors.dirty:
             vectors.save()
         self.stores.manifest.commit_embedded()

@@ -90,6 +90,10 @@ class SylkServer(LanguageServer):
         except SystemExit as exc:
             code = exc.code
         finally:
+            # the client may be gone without a shutdown request (an editor killed or
+            # crashed): stop the folders' jobs, or the process would wait at exit for an
+            # embedding pass to finish (an hour on a large tree), holding the index
+            self.shutdown_work()
             self.shutdown()
         if code:
             sys.exit(code)
@@ -100,6 +104,7 @@ class SylkServer(LanguageServer):
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.protocol.set_writer(writer)  # type: ignore[arg-type]
             await edge.serve(self.protocol, lambda: reader.read(65536), stop)
+            self.shutdown_work()
             self.shutdown()
 
         async def listen() -> None:
