@@ -15,6 +15,8 @@ from sylk.text.query_terms import IDENTIFIER, MIXED, NATURAL, analyze
     pytest.param("retry", IDENTIFIER, (), ("retry",), id="one-word-may-be-a-name"),
     pytest.param("retry the failed request", NATURAL, (), ("retry", "failed", "request"), id="english"),
     pytest.param("where is parseUrl called", MIXED, ("parseUrl",), ("called",), id="mixed"),
+    pytest.param("APIRouter", IDENTIFIER, ("APIRouter",), (), id="acronym-before-a-word"),
+    pytest.param("how HTTPServer starts", MIXED, ("HTTPServer",), ("starts",), id="acronym-among-words"),
     pytest.param("the", IDENTIFIER, (), ("the",), id="only-a-stop-word-stays"),
     pytest.param("is_not_a_number of", MIXED, ("is_not_a_number",), (), id="stop-words-stay-in-identifiers"),
 ])

@@ -4,7 +4,8 @@ People type two kinds of query into a search box: identifiers (``HttpRetryPolicy
 ``get_user``, ``foo.bar``) and a few English words (``retry failed request``), and
 sometimes both. ``analyze`` tells them apart:
 
-- an **identifier** token has an underscore, a lower-to-upper case change, letters
+- an **identifier** token has an underscore, a lower-to-upper case change or an
+  acronym before a word (``APIRouter``), letters
   and digits mixed, or a ``.``/``::``/``->`` joining names; it is matched whole (the
   name field) and as a phrase of its words, as the index splits them;
 - a **word** is anything else; English stop words are dropped from the words of a
@@ -42,7 +43,9 @@ there here their them they we you your our us he she his her i me my one ones vi
 """.split())
 
 _TOKEN = re.compile(r'"[^"]*"?|[\w$]+\*|[^\W_]?[\w$]*(?:(?:\.|::|->)[\w$]+)*')
-_CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]")
+# a lower-to-upper change (getUser), letters and digits (utf8Len), or an acronym before a
+# word (APIRouter, HTTPServer; not URLs or IDs)
+_CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}[a-z]{2}")
 _JOINERS = re.compile(r"\.|::|->")
 
 
