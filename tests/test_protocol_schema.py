@@ -35,6 +35,7 @@ def test_the_schema_is_a_valid_json_schema_and_lists_the_servers_own_values():
     assert tuple(params["groupBy"]["enum"]) == GROUP_BY
     assert set(SCHEMA["$defs"]["QueryExplain"]["properties"]["fusion"]["enum"]) == {*model.FUSIONS, "lexical",
                                                                                      "semantic"}
+    assert tuple(SCHEMA["$defs"]["QueryExplain"]["properties"]["ranking"]["items"]["enum"]) == model.RANKING_STAGES
     file_types = SCHEMA["$defs"]["SearchHit"]["allOf"][1]["if"]["properties"]["type"]["enum"]
     assert tuple(file_types) == model.FILE_TYPES
 

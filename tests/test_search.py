@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from conftest import TIMEOUT
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
+from sylk.model import RANKING_STAGES
 from sylk.search.query import Filters, SearchRequest
 
 
@@ -61,16 +63,18 @@ def test_inline_filters_in_the_query(ws: Workspace):
     assert [(h.symbol, h.container) for h in hits] == [("Distance", "Point")]
 
 
-def test_a_class_yields_to_its_own_members_in_hybrid(ws: Workspace):
+def test_a_class_yields_to_its_own_members(ws: Workspace):
     """A class chunk repeats its members' signatures; when a member matches too, the
-    member goes first. Lexical mode keeps BM25's order."""
+    member goes first (the ranking stack's ``members`` stage), in every mode. Without the
+    stack, lexical mode keeps BM25's order, the class second."""
     query = "delay before the next retry attempt"
-    lex = [h.symbol for h in lexical(ws, query, limit=5)]
-    assert lex[:2] == ["backoff_delay", "HttpRetryPolicy"]
-    hybrid = [h.symbol for h in ws.search(SearchRequest(query, "hybrid", limit=10)).hits]
-    assert hybrid[0] == "backoff_delay"
-    members = [s for s in ("should_retry", "__init__") if s in hybrid]
-    assert members and all(hybrid.index(m) < hybrid.index("HttpRetryPolicy") for m in members)
+    bm25 = [h.symbol for h in lexical(ws, query, limit=5, ranking_off=RANKING_STAGES)]
+    assert bm25[:2] == ["backoff_delay", "HttpRetryPolicy"]
+    for mode in ("lexical", "hybrid"):
+        ranked = [h.symbol for h in ws.search(SearchRequest(query, mode, limit=10)).hits]
+        assert ranked[0] == "backoff_delay", mode
+        members = [s for s in ("should_retry", "__init__") if s in ranked]
+        assert members and all(ranked.index(m) < ranked.index("HttpRetryPolicy") for m in members), (mode, ranked)
     # an identifier query is about the class itself
     assert ws.search(SearchRequest("HttpRetryPolicy", "hybrid", limit=3)).hits[0].symbol == "HttpRetryPolicy"
 
@@ -135,15 +139,16 @@ def test_cli_search_explain(workspace: Path):
                         "--mode", "lexical", "--limit", "2", "--explain"], capture_output=True, text=True, timeout=TIMEOUT)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[1].strip().startswith("lexical #1 bm25 ") and "semantic -" in lines[1]
+    assert re.match(r"lexical #\d+ bm25 ", lines[1].strip()) and "semantic -" in lines[1]
     assert "query read as natural; words retry policy; stop words left out the" in r.stderr
+    assert "ranked by members, definition, path, code, coherence, spread" in r.stderr
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "the retry policy", str(workspace),
                         "--mode", "lexical", "--limit", "1", "--explain", "--format", "json", "--no-refresh"],
                        capture_output=True, text=True, timeout=TIMEOUT)
     data = json.loads(r.stdout)
     assert data["explain"]["style"] == "natural" and data["explain"]["dropped"] == ["the"]
     hit = data["hits"][0]["explain"]
-    assert hit["lexicalRank"] == 1 and hit["lexicalScore"] > 0 and hit["semanticScore"] is None
+    assert hit["lexicalRank"] >= 1 and hit["lexicalScore"] > 0 and hit["semanticScore"] is None
 
 
 # --- the semantic side, with the real packaged model -------------------------------
@@ -172,9 +177,11 @@ def semantic_ws(tmp_path_factory: pytest.TempPathFactory):
                  id="rust"),
 ])
 def test_semantic_finds_code_sharing_no_words(semantic_ws: Workspace, query: str, path: str, symbol: str):
-    # the semantic side's own ranking, without the relevance floor: get_user_by_id's similarity
-    # to its paraphrase (0.29) is below the default floor (tests/test_relevance_floor.py)
-    hits = semantic_ws.search(SearchRequest(query, "semantic", limit=3, min_score=None)).hits
+    # the semantic side's own ranking (no ranking stack), without the relevance floor:
+    # get_user_by_id's similarity to its paraphrase (0.29) is below the default floor
+    # (tests/test_relevance_floor.py)
+    hits = semantic_ws.search(SearchRequest(query, "semantic", limit=3, min_score=None,
+                                            ranking_off=RANKING_STAGES)).hits
     assert hits[0].path == path
     if symbol:
         assert symbol in {h.symbol for h in hits}

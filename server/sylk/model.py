@@ -25,6 +25,8 @@ SEARCH_MODES = ("hybrid", "lexical", "semantic")
 LINE_MODES = ("exact", "regex")
 # How hybrid search fuses its two rankings (search/fusion.py).
 FUSIONS = ("convex", "rrf")
+# The stages of the ranking stack, in order (search/ranking.py); search.rankingOff names those to skip.
+RANKING_STAGES = ("members", "definition", "path", "code", "coherence", "spread")
 
 
 def is_virtual(path: str) -> bool:

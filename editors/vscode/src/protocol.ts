@@ -191,6 +191,8 @@ export interface QueryExplain {
   /** The relevance floor applied (null: none), and the semantic-only hits left out below it. */
   minScore: number | null;
   belowMinScore: number;
+  /** The stages of the ranking stack that ran, in order (`search.rankingOff` skips some). */
+  ranking: Array<"members" | "definition" | "path" | "code" | "coherence" | "spread">;
 }
 
 export interface RelatedFile {

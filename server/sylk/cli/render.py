@@ -102,6 +102,7 @@ def explanation_line(e: Explanation) -> str:
     if e.min_score:
         parts.append(f"relevance floor {e.min_score:g} left out {e.below_min_score} hits only the semantic side "
                      "found")
+    parts.append("ranked by " + (", ".join(e.ranking) if e.ranking else "no stage"))
     return "; ".join(parts)
 
 

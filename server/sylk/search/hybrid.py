@@ -1,12 +1,20 @@
-"""Hybrid search over chunks: Tantivy BM25 (lexical) and FAISS k-NN (semantic),
-fused by score (or by rank; fusion.py).
+"""Search over chunks: Tantivy BM25 (lexical) and FAISS k-NN (semantic), fused by
+score (or by rank; fusion.py), then ranked (ranking.py).
 
-Each side over-fetches candidates (a pool several times the page) and applies the
-filters. The relevance floor (``min_score``) takes out of the fused list the candidates
-only the semantic side found whose cosine similarity is below it (the rest keep their
-order), and the list is paged. Facets count the fused candidates.
-Snippets come from the files on disk: the lines of the chunk around the first
-line that holds a query word, with the query words highlighted (UTF-16 columns).
+A search is a pipeline (``HybridSearch._search_chunks``), each step a method or a
+function of its own:
+
+1. **context**: the query's terms and the filters' lookups;
+2. **sides**: each side over-fetches candidates (a pool several times the page) and
+   applies the filters;
+3. **fuse**: hybrid fuses the sides; lexical and semantic take their one side's list
+   (BM25 over the best BM25, cosine similarity);
+4. **floor**: the relevance floor (``min_score``) takes out the candidates only the
+   semantic side found whose similarity is below it (the rest keep their order);
+5. **rank**: the ranking stack's stages (ranking.py), each one switchable;
+6. **page**, then **hits** (snippets from the files on disk: the lines of the chunk
+   around the first line that holds a query word, the words highlighted in UTF-16
+   columns), facets over every candidate, and the messages.
 """
 
 from __future__ import annotations
@@ -22,16 +30,16 @@ from typing import Protocol
 import attrs
 import numpy as np
 
-from ..ingest.chunks import CONTAINER_KINDS
-from ..model import doc_id, is_virtual
+from ..model import RANKING_STAGES, doc_id, is_virtual
 from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
-from ..text.query_terms import IDENTIFIER, QueryTerms, analyze
+from ..text.query_terms import QueryTerms, analyze
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .query import Filters, SearchRequest, package_matcher, path_matcher, unknown_packages
+from .ranking import RankQuery, rank
 from .relocate import Relocator
 from .results import Explanation, Hit, IndexState, SearchResult
 from .roles import roles_of
@@ -39,12 +47,6 @@ from .roles import roles_of
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses the first fusion.DEPTH (at least 3x the page) of each.
 POOL_MIN = 100
-# A class (struct, interface ...) chunk is its header and its members' signatures, so it
-# repeats the words of its members: when one of its members is a candidate too, the
-# class's score is multiplied by this and the member, the more precise answer, goes
-# first (bench/relevance.py, Python sentences: MRR@10 0.516 -> 0.533). Not for
-# identifier queries, where a class name also matches each member's container.
-CONTAINER_YIELD = 0.6
 POOL_FACTOR = 3
 FACET_TOP = 20
 # A hybrid search runs its semantic side here (the query's embedding, then the FAISS
@@ -52,6 +54,33 @@ FACET_TOP = 20
 # all release the GIL, so the sides overlap instead of adding up
 # (bench/search_latency.py).
 _SEMANTIC_SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-semantic-side")
+
+
+@attrs.frozen
+class _Context:
+    """What every stage of one search reads: the query's terms and the filters' lookups."""
+
+    terms: QueryTerms
+    pool: int  # candidates each side fetches
+    paths: Callable[[str], bool] | None  # the paths filter
+    packages: dict[str, str]  # path -> package
+    git: dict[str, GitFile] | None  # the git lookup when a git filter needs it
+    tagged: dict[str, tuple[str, ...]] | None  # the tags lookup when the tags filter needs it
+    all_git: dict[str, GitFile]  # for the hits' author and date
+    all_tags: dict[str, tuple[str, ...]]
+    semantic_ready: bool
+    post_filtered: bool  # a filter Tantivy does not apply drops candidates after it
+
+
+@attrs.define
+class _Sides:
+    """Each side's candidates, best first, after the filters, and their records."""
+
+    lexical: list[Scored] = attrs.Factory(list)
+    semantic: list[Scored] = attrs.Factory(list)
+    lexical_total: int = 0  # Tantivy's count of lexical matches
+    records: dict[int, ChunkRecord] = attrs.Factory(dict)
+    message: str | None = None  # why the semantic side is empty
 
 
 class Embeds(Protocol):
@@ -107,67 +136,98 @@ class HybridSearch:
                             took_ms=round((time.perf_counter() - t0) * 1000, 2))
 
     def _search_chunks(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
+        """The pipeline: candidates from each side (filtered), fusion, the relevance floor,
+        the ranking stack (ranking.py), the page, then hits, facets and messages."""
         t0 = time.perf_counter()
-        pool = max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR)
-        paths = path_matcher(req.filters.paths)
-        packages = self.manifest.file_packages()
-        records: dict[int, ChunkRecord] = {}
-        git = self.manifest.git_lookup() if req.filters.needs_git else None
-        tagged = self.manifest.tag_lookup() if req.filters.tags else None
-        lexical: list[Scored] = []
-        semantic: list[Scored] = []
-        lexical_total = 0
-        message = None
-        terms = analyze(" ".join((req.query, *req.extra_terms)))
-        semantic_ready = self.vectors is not None and self.embedder is not None and len(self.vectors) > 0
-        k = pool * (4 if not req.filters.empty else 1)  # semantic candidates before the filters
-        nearest = _SEMANTIC_SIDE.submit(self._nearest, req.query, k) \
-            if req.mode == "hybrid" and semantic_ready and req.query.strip() else None
-        if req.mode in ("hybrid", "lexical"):
-            hits, lexical_total = self._lexical(req, terms, pool)
-            records.update(self.manifest.chunks_by_id([h.id for h in hits]))
-            for h in hits:
-                rec = records.get(h.id)
-                if rec is not None and (paths is None or paths(rec.path)) and \
-                        (not req.filters.roles or _has_role(rec, req.filters.roles)) and \
-                        (req.filters.exported is None or rec.exported == req.filters.exported) and \
-                        (git is None or _git_ok(rec, req.filters, git)) and \
-                        (tagged is None or _tags_ok(rec, req.filters, tagged)):
-                    lexical.append(Scored(h.id, h.score))
-        if req.mode in ("hybrid", "semantic") and req.query.strip():
-            if not semantic_ready:
-                message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
-            else:
-                semantic = self._semantic(req, pool, _both(paths, package_matcher(packages, req.filters.packages)),
-                                          records, git, tagged,
-                                          nearest.result() if nearest else self._nearest(req.query, k))
-        if req.mode == "lexical":
-            fused = [Fused(c.id, 1.0 / (req.rrf_k + r), lexical_rank=r, lexical_score=c.score)
-                     for r, c in enumerate(lexical, 1)]
-        elif req.mode == "semantic":
-            fused = [Fused(c.id, c.score, semantic_rank=r, semantic_score=c.score) for r, c in enumerate(semantic, 1)]
-        depth = req.fuse_depth or max(DEPTH[req.fusion], (req.offset + req.limit) * POOL_FACTOR)
-        if req.mode == "hybrid":
-            fused = fuse(req.fusion, lexical, semantic, depth=depth, style=terms.style,
-                         weights=(req.weights.lexical, req.weights.semantic), k=req.rrf_k, alpha=req.alpha)
-            if terms.style != IDENTIFIER:
-                fused = _members_first(fused, records)
-        floor = req.min_score if req.mode != "lexical" else None
-        below = 0
-        if floor and semantic:  # after the fusion, so the hits that stay keep their order
-            kept = [f for f in fused if f.lexical_rank is not None or (f.semantic_score or 0.0) >= floor]
-            below = len(fused) - len(kept)
-            if below and not kept:
-                best = max(c.score for c in semantic)
-                message = ((message + "; ") if message else "") + (
-                    f"nothing is close enough in meaning: the nearest chunk's similarity {best:.2f} is below "
-                    f"the relevance floor {floor:g} (minScore; 0 turns it off)")
-            fused = kept
-            found = {c.id for c in lexical}
-            semantic = [c for c in semantic if c.score >= floor or c.id in found]
+        ctx = self._context(req)
+        sides = self._sides(req, ctx)
+        fused, depth = self._fuse(req, ctx, sides)
+        fused, below, floor_note = _floor(req, fused, sides)
+        fused = rank(fused, sides.records, RankQuery.of(ctx.terms, " ".join((req.query, *req.extra_terms))),
+                     req.ranking_off)
         page = fused[req.offset:req.offset + req.limit]
-        all_git = git if git is not None else self.manifest.git_lookup()
-        all_tags = tagged if tagged is not None else self.manifest.tag_lookup()
+        out = self._hits(req, ctx, page, sides.records)
+        # every candidate of both sides
+        candidates = list(dict.fromkeys([c.id for c in sides.lexical] + [c.id for c in sides.semantic]))
+        facets = _facets([sides.records[c] for c in candidates], ctx.packages, ctx.all_git) if req.facets else {}
+        message = _join(sides.message, floor_note, *self._notes(req, ctx, bool(out)))
+        # Tantivy's count holds only for the filters it applies itself; after a path, role,
+        # tag or git filter the total is the candidates that passed (what the pages hold).
+        # Hybrid pages the fused list, which holds the first ``depth`` of each side only.
+        total = sides.lexical_total if req.mode == "lexical" and not ctx.post_filtered else len(fused)
+        explanation = None
+        if req.explain:
+            hybrid = req.mode == "hybrid"
+            terms = ctx.terms
+            explanation = Explanation(
+                terms.style, tuple(i.text for i in terms.identifiers), terms.words, terms.dropped,
+                req.fusion if hybrid else req.mode, alpha_for(terms.style, req.alpha) if hybrid and req.fusion == CONVEX
+                else None, depth if hybrid else 0, _floor_of(req), below,
+                tuple(s for s in RANKING_STAGES if s not in req.ranking_off))
+        return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
+                            index_state, message, explanation)
+
+    # stages -------------------------------------------------------------
+    def _context(self, req: SearchRequest) -> _Context:
+        f = req.filters
+        git = self.manifest.git_lookup() if f.needs_git else None
+        tagged = self.manifest.tag_lookup() if f.tags else None
+        paths = path_matcher(f.paths)
+        return _Context(
+            terms=analyze(" ".join((req.query, *req.extra_terms))),
+            pool=max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR),
+            paths=paths, packages=self.manifest.file_packages(), git=git, tagged=tagged,
+            all_git=git if git is not None else self.manifest.git_lookup(),
+            all_tags=tagged if tagged is not None else self.manifest.tag_lookup(),
+            semantic_ready=self.vectors is not None and self.embedder is not None and len(self.vectors) > 0,
+            post_filtered=paths is not None or bool(f.roles) or git is not None or tagged is not None
+            or f.exported is not None)
+
+    def _sides(self, req: SearchRequest, ctx: _Context) -> _Sides:
+        """Each side's candidates, best first, that pass the filters."""
+        sides = _Sides()
+        k = ctx.pool * (4 if not req.filters.empty else 1)  # semantic candidates before the filters
+        nearest = _SEMANTIC_SIDE.submit(self._nearest, req.query, k) \
+            if req.mode == "hybrid" and ctx.semantic_ready and req.query.strip() else None
+        if req.mode in ("hybrid", "lexical"):
+            hits, sides.lexical_total = self._lexical(req, ctx.terms, ctx.pool)
+            sides.records.update(self.manifest.chunks_by_id([h.id for h in hits]))
+            f = req.filters
+            for h in hits:
+                rec = sides.records.get(h.id)
+                if rec is not None and (ctx.paths is None or ctx.paths(rec.path)) and \
+                        (not f.roles or _has_role(rec, f.roles)) and \
+                        (f.exported is None or rec.exported == f.exported) and \
+                        (ctx.git is None or _git_ok(rec, f, ctx.git)) and \
+                        (ctx.tagged is None or _tags_ok(rec, f, ctx.tagged)):
+                    sides.lexical.append(Scored(h.id, h.score))
+        if req.mode in ("hybrid", "semantic") and req.query.strip():
+            if not ctx.semantic_ready:
+                sides.message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
+            else:
+                sides.semantic = self._semantic(
+                    req, ctx.pool, _both(ctx.paths, package_matcher(ctx.packages, req.filters.packages)),
+                    sides.records, ctx.git, ctx.tagged, nearest.result() if nearest else self._nearest(req.query, k))
+        return sides
+
+    def _fuse(self, req: SearchRequest, ctx: _Context, sides: _Sides) -> tuple[list[Fused], int]:
+        """One scored list: the two sides fused (hybrid), or the one side's (its scores
+        brought to [0, 1] in mode lexical: BM25 over the best, so the stages scale alike)."""
+        depth = req.fuse_depth or max(DEPTH[req.fusion], (req.offset + req.limit) * POOL_FACTOR)
+        if req.mode == "lexical":
+            top = max((c.score for c in sides.lexical), default=0.0) or 1.0
+            return [Fused(c.id, c.score / top, lexical_rank=r, lexical_score=c.score)
+                    for r, c in enumerate(sides.lexical, 1)], depth
+        if req.mode == "semantic":
+            return [Fused(c.id, c.score, semantic_rank=r, semantic_score=c.score)
+                    for r, c in enumerate(sides.semantic, 1)], depth
+        return fuse(req.fusion, sides.lexical, sides.semantic, depth=depth, style=ctx.terms.style,
+                    weights=(req.weights.lexical, req.weights.semantic), k=req.rrf_k, alpha=req.alpha), depth
+
+    def _hits(self, req: SearchRequest, ctx: _Context, page: Sequence[Fused],
+              records: dict[int, ChunkRecord]) -> list[Hit]:
+        """The page's hits: where their chunks are now, with snippets, git and tags."""
+        all_git, all_tags = ctx.all_git, ctx.all_tags
         pattern = _words_regex(_query_words(" ".join((req.query, *req.extra_terms))))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
@@ -186,38 +246,22 @@ class HybridSearch:
             out.append(Hit(f.id, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
                            rec.start_line, rec.end_line, round(f.score, 6), f.lexical_rank, f.semantic_rank,
                            snippet, first, marks, meta.author if meta else "", meta.time if meta else 0, (),
-                           all_tags.get(rec.path, ()), packages.get(rec.path, ""), req.explain,
+                           all_tags.get(rec.path, ()), ctx.packages.get(rec.path, ""), req.explain,
                            f.lexical_score if req.explain else None,
                            f.semantic_score if req.explain else None, stale=where is not None and where.stale,
                            exported=rec.exported))
-        # every candidate of both sides
-        candidates = list(dict.fromkeys([c.id for c in lexical] + [c.id for c in semantic]))
-        facets = _facets([records[c] for c in candidates], packages, all_git) if req.facets else {}
-        missing = unknown_packages(packages, req.filters.packages) if req.filters.packages and not out else []
+        return out
+
+    def _notes(self, req: SearchRequest, ctx: _Context, found: bool) -> list[str | None]:
+        """What the user should know of the filters: a package nothing is in, no git metadata."""
+        notes: list[str | None] = []
+        missing = unknown_packages(ctx.packages, req.filters.packages) if req.filters.packages and not found else []
         if missing:
-            message = ((message + "; ") if message else "") + \
-                f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)"
-        if req.filters.needs_git and not all_git:
-            message = ((message + "; ") if message else "") + \
-                "no git metadata (not a git repository, or git is missing): the author and date filters match nothing"
-        # Tantivy's count holds only for the filters it applies itself; after a path, role,
-        # tag or git filter the total is the candidates that passed (what the pages hold).
-        # Hybrid pages the fused list, which holds the first ``depth`` of each side only.
-        post_filtered = paths is not None or bool(req.filters.roles) or git is not None or tagged is not None or \
-            req.filters.exported is not None
-        if req.mode == "lexical" and not post_filtered:
-            total = lexical_total
-        else:
-            total = len(fused)
-        explanation = None
-        if req.explain:
-            hybrid = req.mode == "hybrid"
-            explanation = Explanation(
-                terms.style, tuple(i.text for i in terms.identifiers), terms.words, terms.dropped,
-                req.fusion if hybrid else req.mode, alpha_for(terms.style, req.alpha) if hybrid and req.fusion == CONVEX
-                else None, depth if hybrid else 0, floor, below)
-        return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
-                            index_state, message, explanation)
+            notes.append(f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)")
+        if req.filters.needs_git and not ctx.all_git:
+            notes.append("no git metadata (not a git repository, or git is missing): "
+                         "the author and date filters match nothing")
+        return notes
 
     # sides --------------------------------------------------------------
     def _lexical(self, req: SearchRequest, terms: QueryTerms, pool: int) -> tuple[list[ChunkHit], int]:
@@ -284,16 +328,32 @@ class HybridSearch:
         return "\n".join(shown), first, tuple(marks)
 
 
-def _members_first(fused: list[Fused], records: dict[int, ChunkRecord]) -> list[Fused]:
-    """The fused list with each container chunk whose member is also in it scaled by
-    CONTAINER_YIELD (stable: equal scores keep their order)."""
-    owners = {(r.path, r.container.rsplit(".", 1)[-1]) for r in (records[f.id] for f in fused) if r.container}
-    if not owners:
-        return fused
-    out = [attrs.evolve(f, score=f.score * CONTAINER_YIELD)
-           if records[f.id].kind in CONTAINER_KINDS and (records[f.id].path, records[f.id].symbol) in owners else f
-           for f in fused]
-    return sorted(out, key=lambda f: -f.score)
+def _floor_of(req: SearchRequest) -> float | None:
+    return req.min_score if req.mode != "lexical" else None
+
+
+def _floor(req: SearchRequest, fused: list[Fused], sides: _Sides) -> tuple[list[Fused], int, str | None]:
+    """The relevance floor (modes hybrid and semantic): the candidates only the semantic
+    side found whose similarity is below it leave the list (the rest keep their order);
+    the list, how many left, and a message when none is left."""
+    floor = _floor_of(req)
+    if not floor or not sides.semantic:
+        return fused, 0, None
+    kept = [f for f in fused if f.lexical_rank is not None or (f.semantic_score or 0.0) >= floor]
+    below = len(fused) - len(kept)
+    note = None
+    if below and not kept:
+        best = max(c.score for c in sides.semantic)
+        note = (f"nothing is close enough in meaning: the nearest chunk's similarity {best:.2f} is below "
+                f"the relevance floor {floor:g} (minScore; 0 turns it off)")
+    found = {c.id for c in sides.lexical}
+    sides.semantic = [c for c in sides.semantic if c.score >= floor or c.id in found]
+    return kept, below, note
+
+
+def _join(*notes: str | None) -> str | None:
+    kept = [n for n in notes if n]
+    return "; ".join(kept) if kept else None
 
 
 def _lexical_only_score(req: SearchRequest, style: str, rank: int) -> float:
@@ -301,6 +361,8 @@ def _lexical_only_score(req: SearchRequest, style: str, rank: int) -> float:
     scale of the fused chunks' so that both sort together."""
     if req.mode == "hybrid" and req.fusion == CONVEX:
         return alpha_for(style, req.alpha) / rank
+    if req.mode == "lexical":  # chunks score BM25 over the best BM25 (HybridSearch._fuse)
+        return 1.0 / rank
     return 1.0 / (req.rrf_k + rank)
 
 

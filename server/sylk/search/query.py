@@ -129,6 +129,7 @@ class SearchRequest:
     # the relevance floor (search.minScore): modes semantic and hybrid leave out the hits
     # only the semantic side found whose cosine similarity is below it; None: no floor
     min_score: float | None = _DEFAULTS.min_score or None
+    ranking_off: tuple[str, ...] = ()  # stages of the ranking stack skipped (ranking.py; search.rankingOff)
     # agent options (see agent.py): words added to the lexical side, and what to add to the result
     extra_terms: tuple[str, ...] = ()
     expand: bool = False
@@ -262,12 +263,12 @@ def check_min_score(field: str, value: Any) -> float | None:
 
 
 def from_settings(settings: SearchSettings, query: str, **fields: Any) -> SearchRequest:
-    """A request whose mode, limit, weights, fusion and relevance floor are the settings'
-    unless ``fields`` say otherwise."""
+    """A request whose mode, limit, weights, fusion, relevance floor and ranking stages are
+    the settings' unless ``fields`` say otherwise."""
     defaults: dict[str, Any] = {
         "mode": settings.mode, "limit": settings.limit, "rrf_k": settings.rrf_k, "fusion": settings.fusion,
         "weights": Weights(settings.weights.lexical, settings.weights.semantic),
-        "min_score": settings.min_score or None}
+        "min_score": settings.min_score or None, "ranking_off": tuple(settings.ranking_off)}
     return SearchRequest(query=query, **{**defaults, **fields})
 
 

@@ -70,6 +70,7 @@ class Explanation:
     depth: int  # candidates of each side fused
     min_score: float | None = None  # the relevance floor applied (None: none)
     below_min_score: int = 0  # hits only the semantic side found, left out for being below it
+    ranking: tuple[str, ...] = ()  # the stages of the ranking stack that ran, in order (ranking.py)
 
 
 @attrs.frozen
