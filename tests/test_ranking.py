@@ -79,6 +79,7 @@ def test_members_first_puts_a_member_before_its_class_for_words_only():
               rec(3, "b.py", 0, 9, "function", "other")]
     assert ranked("members", chunks, "delay before retry") == [2, 3, 1]
     assert ranked("members", chunks, "Policy") == [1, 2, 3]  # a name typed alone asks for the class
+    assert ranked("members", chunks, "the policies") == [1, 2, 3]  # so do words all in its name
 
 
 def test_definition_first_for_a_name_typed_alone():

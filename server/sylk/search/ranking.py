@@ -10,7 +10,8 @@ each one (bench/README.md has the ablation table).
 ``members``
     a class chunk is its header and its members' signatures: when one of its members is
     a candidate too, the member (the more precise answer) goes first. Not for identifier
-    queries, where a class name also matches each member's container.
+    queries, where a class name also matches each member's container, nor when the
+    query's words are all in the class's name (``retry policy``: ``HttpRetryPolicy``).
 ``definition``
     for a name typed (``APIRouter``, ``parse_url``, or among words: ``how does
     APIRouter include routes``), the chunk that defines it.
@@ -105,12 +106,20 @@ def _scaled(fused: Sequence[Fused], factors: Mapping[int, float]) -> list[Fused]
 
 
 def members_first(fused: list[Fused], records: Records, query: RankQuery) -> list[Fused]:
+    """A container chunk yields to its own members among the candidates, unless the
+    query's words are all in its name (``retry policy``: ``HttpRetryPolicy`` is asked for)."""
     if query.style == IDENTIFIER:
         return fused
     owners = {(r.path, r.container.rsplit(".", 1)[-1]) for r in (records[f.id] for f in fused) if r.container}
+    asked = {stem(w) for w in query.words}
+
+    def named(symbol: str) -> bool:
+        return bool(asked) and asked <= {stem(w) for w in split_words(symbol)}
+
     return _scaled(fused, {i: CONTAINER_YIELD for i, f in enumerate(fused)
                            if records[f.id].kind in CONTAINER_KINDS
-                           and (records[f.id].path, records[f.id].symbol) in owners})
+                           and (records[f.id].path, records[f.id].symbol) in owners
+                           and not named(records[f.id].symbol)})
 
 
 def definitions_first(fused: list[Fused], records: Records, query: RankQuery) -> list[Fused]:
