@@ -24,6 +24,9 @@ The result: ``vectors.npy`` (float16, vocabulary x dims, weights folded in) and
 corpus, the sha256 of ``vectors.npy``). The tokenizer is MiniLM's own, shipped once in
 ``sylk/models/all-MiniLM-L6-v2``.
 
+4. **Refinement** (``--refine N``, tools/refine_static.py): the weighted rows fitted so
+   that the mean of a code window's rows points where the teacher's embedding of the
+   window points, on N windows of the corpus (a tenth held out to stop the fit).
 Stages are cached in ``--work`` (the teacher's token vectors, the corpus counts), so
 trying other ``--dims`` or ``--sif`` takes seconds.
 """
@@ -46,6 +49,9 @@ sys.path.insert(0, str(ROOT / "server"))
 from sylk.config import cache_root  # noqa: E402
 from sylk.embed.onnx_encoder import OnnxEncoder  # noqa: E402
 from sylk.embed.packaged import PACKAGED_MODEL_ID, PACKAGED_TOKENIZER_DIR, assemble_packaged_model, sha256  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import refine_static  # noqa: E402
 
 # not yet shipped: which table (dims, weights, refinement) becomes the packaged one is
 # decided on bench/semble_bench.py and bench/relevance.py (issue 31)
@@ -138,17 +144,25 @@ def token_counts(enc: OnnxEncoder, corpora: list[Path], work: Path) -> tuple[np.
     return counts, described
 
 
-def assemble(vectors: np.ndarray, counts: np.ndarray, dims: int, sif: float) -> np.ndarray:
-    """Stages 2 and 3: PCA to ``dims``, then each row scaled by its SIF weight."""
-    centred = vectors - vectors.mean(axis=0)
+def assemble(vectors: np.ndarray, counts: np.ndarray, dims: int, sif: float,
+             refine=None) -> np.ndarray:
+    """Stages 2 and 3: PCA to ``dims``, then each row scaled by its SIF weight. With
+    ``refine`` (a function of the weighted 384-dimensional table, refine_static.py), the
+    weighted rows are refined before the projection, which stays the distilled table's."""
+    mean = vectors.mean(axis=0)
+    centred = vectors - mean
+    p = counts / max(counts.sum(), 1)
+    weights = (sif / (sif + p)).astype(np.float32)
     if dims < vectors.shape[1]:
         _, _, vt = np.linalg.svd(centred, full_matrices=False)
-        reduced = centred @ vt[:dims].T
+        basis = vt[:dims].T
     else:
-        reduced = centred
-    p = counts / max(counts.sum(), 1)
-    weights = sif / (sif + p)
-    return (reduced * weights[:, None]).astype(np.float16)
+        basis = np.eye(vectors.shape[1], dtype=np.float32)
+    if refine is None:
+        return ((centred @ basis) * weights[:, None]).astype(np.float16)
+    weighted = refine(vectors * weights[:, None])
+    # (v - mean) w = v w - mean w: the same centring, on the refined rows
+    return ((weighted - mean[None, :] * weights[:, None]) @ basis).astype(np.float16)
 
 
 def main() -> int:
@@ -159,18 +173,33 @@ def main() -> int:
     ap.add_argument("--dims", type=int, default=256)
     ap.add_argument("--sif", type=float, default=1e-3)
     ap.add_argument("--work", type=Path, default=Path("/tmp/sylk-static"))
+    ap.add_argument("--refine", type=int, default=0, metavar="N",
+                    help="refine the table on N windows of the corpus against the teacher (refine_static.py)")
+    ap.add_argument("--refine-l2", type=float, default=1e-3)
+    ap.add_argument("--refine-steps", type=int, default=200)
+    ap.add_argument("--refine-lr", type=float, default=2e-3)
     args = ap.parse_args()
     enc = teacher()
     t0 = time.perf_counter()
     vectors = token_vectors(enc, args.work)
     counts, described = token_counts(enc, args.corpus, args.work)
-    table = assemble(vectors, counts, args.dims, args.sif)
+    refined: dict = {}
+
+    def refine(weighted: np.ndarray) -> np.ndarray:
+        files = [f for folder in args.corpus for f in corpus_files(folder)]
+        table, refined["figures"] = refine_static.refine(enc, weighted, files, args.refine, args.work,
+                                                         l2=args.refine_l2, steps=args.refine_steps,
+                                                         lr=args.refine_lr)
+        return table
+
+    table = assemble(vectors, counts, args.dims, args.sif, refine if args.refine else None)
     args.out.mkdir(parents=True, exist_ok=True)
     np.save(args.out / "vectors.npy", table)
     teacher_dir, _ = assemble_packaged_model(cache_root())
     meta = {
         "name": "sylk static MiniLM",
-        "technique": "model2vec-style distillation: token vectors of the teacher, PCA, SIF weights",
+        "technique": "model2vec-style distillation: token vectors of the teacher, PCA, SIF weights"
+                     + (", rows refined on code windows against the teacher" if args.refine else ""),
         "teacher": PACKAGED_MODEL_ID,
         "teacher_onnx_sha256": sha256(teacher_dir / "model.onnx"),
         "tokenizer": "all-MiniLM-L6-v2 tokenizer.json (sylk/models/all-MiniLM-L6-v2)",
@@ -179,6 +208,7 @@ def main() -> int:
         "vocabulary": int(table.shape[0]),
         "sif": args.sif,
         "corpus": described,
+        "refined": refined.get("figures"),
         "vectors_sha256": sha256(args.out / "vectors.npy"),
         "built_by": "tools/build_static_model.py",
     }
