@@ -43,6 +43,10 @@ def test_editor_beats_environment(tmp_path: Path):
     pytest.param({"maxFileSize": -5}, "maxFileSize must be a positive number", id="negative"),
     pytest.param({"symbols": {"limit": 0}}, "symbols.limit must be between 1 and 10000", id="range"),
     pytest.param({"languages": ["cobol"]}, "unknown language(s) cobol", id="language"),
+    pytest.param({"navigation": {"skipLanguages": ["cobol"]}}, "navigation.skipLanguages: unknown language(s) cobol",
+                 id="skip-language"),
+    pytest.param({"search": {"rankingOff": ["path", "pagerank"]}},
+                 "search.rankingOff: unknown stage(s) pagerank; known: members, definition", id="ranking-stage"),
     pytest.param({"colour": "blue"}, "unknown setting(s): colour", id="unknown-key"),
 ])
 def test_bad_values_are_explained_and_dropped(tmp_path: Path, options: dict, fragment: str):

@@ -59,6 +59,15 @@ def _one_of(name: str, values: tuple[str, ...]) -> Any:
     return check
 
 
+def _each_of(name: str, what: str, known: tuple[str, ...]) -> Any:
+    """An attrs validator: every item of the list ``name`` must be one of ``known``."""
+    def check(instance: Any, attribute: attrs.Attribute, value: list[str]) -> None:
+        unknown = [v for v in value if v not in known]
+        if unknown:
+            raise ValueError(f"{name}: unknown {what} {', '.join(unknown)}; known: {', '.join(known)}")
+    return check
+
+
 @attrs.define
 class SymbolSettings:
     limit: int = attrs.field(default=100, validator=_between("symbols.limit", 1, 10000))
@@ -80,14 +89,9 @@ class NavigationSettings:
     call_hierarchy: bool = True
     # files of these languages get no definitions, references or calls from Sylk in the editor
     # (the CLI and MCP answer for every language)
-    skip_languages: list[str] = attrs.field(factory=lambda: list(NAVIGATION_SKIP))
-
-    @skip_languages.validator
-    def _check_languages(self, attribute: attrs.Attribute, value: list[str]) -> None:
-        unknown = [v for v in value if v not in BY_NAME]
-        if unknown:
-            raise ValueError(f"navigation.skipLanguages: unknown language(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(sorted(BY_NAME))}")
+    skip_languages: list[str] = attrs.field(factory=lambda: list(NAVIGATION_SKIP),
+                                            validator=_each_of("navigation.skipLanguages", "language(s)",
+                                                               tuple(sorted(BY_NAME))))
 
 
 @attrs.define
@@ -121,14 +125,8 @@ class SearchSettings:
     min_score: float = attrs.field(default=0.35, validator=_between("search.minScore", 0, 1))
     # stages of the ranking stack (search/ranking.py) to skip: for measuring each one
     # (bench/semble_bench.py) or to see the ranking without one
-    ranking_off: list[str] = attrs.field(factory=list)
-
-    @ranking_off.validator
-    def _check_stages(self, attribute: attrs.Attribute, value: list[str]) -> None:
-        unknown = [v for v in value if v not in RANKING_STAGES]
-        if unknown:
-            raise ValueError(f"search.rankingOff: unknown stage(s) {', '.join(unknown)}; "
-                             f"the stages: {', '.join(RANKING_STAGES)}")
+    ranking_off: list[str] = attrs.field(factory=list, validator=_each_of("search.rankingOff", "stage(s)",
+                                                                          RANKING_STAGES))
 
     @mode.validator
     def _check_mode(self, attribute: attrs.Attribute, value: str) -> None:
