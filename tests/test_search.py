@@ -141,7 +141,8 @@ def test_cli_search_explain(workspace: Path):
     lines = r.stdout.splitlines()
     assert re.match(r"lexical #\d+ bm25 ", lines[1].strip()) and "semantic -" in lines[1]
     assert "query read as natural; words retry policy; stop words left out the" in r.stderr
-    assert "ranked by members, definition, path, code, coherence, spread" in r.stderr
+    # coherence and spread are off unless search.rankingOff says otherwise
+    assert "ranked by members, definition, path, code" in r.stderr and "coherence" not in r.stderr
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "the retry policy", str(workspace),
                         "--mode", "lexical", "--limit", "1", "--explain", "--format", "json", "--no-refresh"],
                        capture_output=True, text=True, timeout=TIMEOUT)

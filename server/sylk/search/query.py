@@ -129,7 +129,7 @@ class SearchRequest:
     # the relevance floor (search.minScore): modes semantic and hybrid leave out the hits
     # only the semantic side found whose cosine similarity is below it; None: no floor
     min_score: float | None = _DEFAULTS.min_score or None
-    ranking_off: tuple[str, ...] = ()  # stages of the ranking stack skipped (ranking.py; search.rankingOff)
+    ranking_off: tuple[str, ...] = tuple(_DEFAULTS.ranking_off)  # stages skipped (ranking.py; search.rankingOff)
     # agent options (see agent.py): words added to the lexical side, and what to add to the result
     extra_terms: tuple[str, ...] = ()
     expand: bool = False
