@@ -4,8 +4,10 @@
 Each stage is a small function of the scored list, the chunks' records and the query
 (``RankQuery``), that scales some scores and sorts again (stable: equal scores keep their
 order). They run in the order of ``STAGES``; ``search.rankingOff`` (or a request's
-``ranking_off``) switches any of them off, which is how bench/semble_bench.py measures
-each one (bench/README.md has the ablation table).
+``ranking_off``) switches any of them off, which is how bench/semble_bench.py and
+bench/relevance.py measure each one (bench/README.md has both tables). By default
+``coherence`` and ``spread`` are off (model.RANKING_OFF_DEFAULT): they serve answers that
+are files and cost answers that are functions.
 
 ``members``
     a class chunk is its header and its members' signatures: when one of its members is
