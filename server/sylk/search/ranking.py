@@ -191,7 +191,8 @@ def path_match(fused: list[Fused], records: Records, query: RankQuery) -> list[F
     for i, f in enumerate(fused):
         path = records[f.id].path
         if path not in by_path:
-            by_path[path] = min(1.0, sum(_named(s, path_words(path)) for s in stems))
+            words = path_words(path)
+            by_path[path] = min(1.0, sum(_named(s, words) for s in stems))
         if by_path[path]:
             factors[i] = 1.0 + PATH_BOOST * by_path[path]
     return _scaled(fused, factors)
