@@ -62,8 +62,8 @@ def result_json(result: SearchResult, hits: list[dict[str, Any]] | None = None) 
         "facets": facets_json(result.facets),
         "index": index_json(result.index),
     }
-    if result.message:
-        out["message"] = result.message
+    if result.notes:
+        out["message"] = result.notes
     if result.explanation is not None:
         out["explain"] = camel_dict(result.explanation)
     return out

@@ -350,11 +350,9 @@ export function pickerTitle(state: SearchState, result?: AnySearchResult): strin
     }
   } else if (result !== undefined) {
     parts.push(`${result.totalHits} hit${result.totalHits === 1 ? "" : "s"} in ${Math.round(result.tookMs)} ms`);
+    // the server's message says how much of the index the semantic side covered
     if (result.message) {
       parts.push(result.message);
-    } else if (result.mode !== "lexical" && result.index.pending > 0 && result.index.chunks > 0) {
-      const pct = Math.floor((100 * result.index.embedded) / result.index.chunks);
-      parts.push(`semantic side ${pct}% embedded`);
     }
   }
   return parts.join(" · ");

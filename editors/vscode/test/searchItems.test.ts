@@ -129,8 +129,9 @@ test("params carry the mode and only the filters that are set", () => {
 test("the title says the mode, the filters and how complete the semantic side is", () => {
   const hybrid = state("hybrid", { languages: ["python", "go"], paths: ["app/**"] });
   assert.equal(describeFilters(hybrid.filters), "lang:python,go path:app/**");
-  const partial = result([should], 1, { index: { files: 16, chunks: 100, embedded: 40, pending: 60, ready: false, indexing: false, filesPending: 0 } });
-  assert.equal(pickerTitle(hybrid, partial), "Sylk Search (hybrid) · lang:python,go path:app/** · 1 hit in 3 ms · semantic side 40% embedded");
+  const coverage = "semantic side: 40 of 100 chunks embedded (40%); the others were ranked by their words alone";
+  const partial = result([should], 1, { message: coverage, index: { files: 16, chunks: 100, embedded: 40, pending: 60, ready: false, indexing: false, filesPending: 0 } });
+  assert.equal(pickerTitle(hybrid, partial), `Sylk Search (hybrid) · lang:python,go path:app/** · 1 hit in 3 ms · ${coverage}`);
   const noModel = result([], 0, { message: "semantic search is off (embedding.enabled is false)" });
   assert.ok(pickerTitle(state("semantic"), noModel).endsWith("semantic search is off (embedding.enabled is false)"));
   assert.equal(pickerTitle(state("lexical")), "Sylk Search (lexical)");

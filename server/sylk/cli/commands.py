@@ -253,12 +253,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         for name, values in result.facets.items():
             print(f"{name}: " + ", ".join(f"{v} ({c})" for v, c in values[:8]))
     footer = f"{len(result.hits)} of {result.total_hits} hits in {result.took_ms:.1f} ms, mode {result.mode}"
-    if result.message:
-        footer += f" ({result.message})"
-    elif result.mode != "lexical" and result.index.pending:
-        idx = result.index
-        footer += (f" (semantic side: {idx.embedded} of {idx.chunks} chunks embedded;"
-                   " 'sylk index' embeds the rest)")
+    if result.notes:
+        footer += f" ({result.notes})"
+    if result.semantic_covered is not None and result.semantic_covered < result.index.chunks:
+        footer += "; 'sylk index' embeds the rest"
     print(footer, file=sys.stderr)
     if result.explanation is not None:
         print(explanation_line(result.explanation), file=sys.stderr)

@@ -164,8 +164,9 @@ class HybridSearch:
                 req.fusion if hybrid else req.mode, alpha_for(terms.style, req.alpha) if hybrid and req.fusion == CONVEX
                 else None, depth if hybrid else 0, _floor_of(req), below,
                 tuple(s for s in RANKING_STAGES if s not in req.ranking_off))
+        ran = req.mode != "lexical" and ctx.semantic_ready and bool(req.query.strip())
         return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
-                            index_state, message, explanation)
+                            index_state, message, explanation, index_state.embedded if ran else None)
 
     # stages -------------------------------------------------------------
     def _context(self, req: SearchRequest) -> _Context:

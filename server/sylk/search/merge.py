@@ -57,7 +57,8 @@ def merge_results(parts: Sequence[SearchResult], offset: int, limit: int, asked:
     result = SearchResult(parts[0].query, parts[0].mode, max(p.took_ms for p in parts),
                           sum(p.total_hits for p in parts), [h for _i, h in page],
                           {name: c.most_common() for name, c in facets.items()}, _index(parts),
-                          _messages([p for p in parts if not _why_none(p)] if ranked else parts))
+                          _messages([p for p in parts if not _why_none(p)] if ranked else parts),
+                          semantic_covered=_covered(parts))
     return MergedResult(result, tuple(i for i, _h in page))
 
 
@@ -99,6 +100,12 @@ def _index(parts: Sequence[SearchResult | GrepResult]) -> IndexState:
                       sum(p.index.embedded for p in parts), sum(p.index.pending for p in parts),
                       all(p.index.ready for p in parts), any(p.index.indexing for p in parts),
                       sum(p.index.files_pending for p in parts))
+
+
+def _covered(parts: Sequence[SearchResult]) -> int | None:
+    """The chunks the folders' semantic sides searched; None where none ran."""
+    ran = [p.semantic_covered for p in parts if p.semantic_covered is not None]
+    return sum(ran) if ran else None
 
 
 def _messages(parts: Sequence[SearchResult | GrepResult]) -> str | None:

@@ -86,3 +86,24 @@ class SearchResult:
     index: IndexState
     message: str | None = None
     explanation: Explanation | None = None
+    # the chunks the semantic side searched (those embedded when it ran); None where it
+    # did not run (mode lexical, no vector yet, the model unavailable)
+    semantic_covered: int | None = None
+
+    @property
+    def notes(self) -> str | None:
+        """What every front end shows beside the hits: the message, and how much of the
+        index the semantic side covered while some chunks are not embedded yet."""
+        coverage = coverage_note(self.mode, self.semantic_covered, self.index.chunks)
+        return "; ".join(n for n in (self.message, coverage) if n) or None
+
+
+def coverage_note(mode: str, covered: int | None, chunks: int) -> str | None:
+    """``semantic side: 1,200 of 4,000 chunks embedded (30%)``, and what became of the
+    others: in hybrid mode they were ranked by their words alone; in semantic mode they
+    were not searched. None when the semantic side did not run or covered every chunk."""
+    if covered is None or covered >= chunks or mode not in ("hybrid", "semantic"):
+        return None
+    rest = "the others were ranked by their words alone" if mode == "hybrid" else "the others were not searched"
+    return (f"semantic side: {covered:,} of {chunks:,} chunks embedded ({100 * covered // max(chunks, 1)}%); "
+            f"{rest}")
