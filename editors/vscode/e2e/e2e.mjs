@@ -436,6 +436,18 @@ async function runCommand(page, title) {
   await mouseAway(page);
 }
 
+/** Open the Sylk Search picker and wait until it holds the keyboard: its title shows and its
+ * input, empty, has the focus (keys typed sooner go to the editor behind it). */
+async function openSearchPicker(page) {
+  await runCommand(page, "Sylk: Semantic Search");
+  await expectText(page.locator(".quick-input-title"), /^Sylk Search \(/, "the picker's title");
+  await waitFor("the Sylk Search picker's input to have the focus, empty", UI, async () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      return el instanceof HTMLInputElement && el.closest(".quick-input-widget") !== null && el.value === "";
+    }));
+}
+
 /** The mouse off the quick input (its placeholder's hover would cover the buttons). */
 async function mouseAway(page) {
   await page.mouse.move(700, 880);
@@ -561,8 +573,8 @@ async function mainScenario(proxyPort) {
     });
 
     await step("Sylk Search: results, filter buttons, opening a hit", async () => {
-      await runCommand(page, "Sylk: Semantic Search");
-      await expectText(page.locator(".quick-input-title"), /Sylk Search \(hybrid\)/, "the picker's title");
+      await openSearchPicker(page);
+      await expectText(page.locator(".quick-input-title"), /Sylk Search \(hybrid\)/, "the picker's mode");
       await page.keyboard.type("how far apart are two points");
       await expectText(page.locator(".quick-input-title"), /\d+ hits? in \d+ ms/, "the picker's hit count");
       await expectText(rows(page), /NewPoint/, "a search hit");
@@ -612,7 +624,7 @@ async function mainScenario(proxyPort) {
       await quickInput(page).waitFor({ state: "hidden", timeout: UI });
       await expectCursor(page, start);
       // the filter stays: clear it for the next steps
-      await runCommand(page, "Sylk: Semantic Search");
+      await openSearchPicker(page);
       await page.locator(".quick-input-widget .action-label[aria-label^='Filters']").click();
       await expectText(page.locator(".quick-input-title"), /Sylk Search: filters/, "the filters picker");
       await filterRow(page, "go").click();
@@ -666,7 +678,7 @@ async function mainScenario(proxyPort) {
 
     await step("a note hit opens its sylk: document", async () => {
       await page.keyboard.press("Escape");
-      await runCommand(page, "Sylk: Semantic Search");
+      await openSearchPicker(page);
       await page.keyboard.type("signing keys canary");
       await expectText(rows(page), /Release checklist/, "the note's hit");
       await rows(page).filter({ hasText: /Release checklist/ }).first().click();
