@@ -3,7 +3,8 @@
     python bench/relevance.py [--languages python,go] [--corpus stdlib|PATH] [--packages email,asyncio,...]
                               [--go-corpus go|PATH] [--go-packages net/http,encoding/json,...]
                               [--max-queries 600] [--seed 1] [--min-words 5] [--show-fails 5]
-                              [--variant NAME:key=value,...]... [--json FILE] [--baseline FILE] [--keep]
+                              [--variant NAME:key=value,...]... [--settings JSON] [--json FILE]
+                              [--baseline FILE] [--keep]
 
 Per language (Python: six stdlib packages; Go: twelve std packages, see
 relevance_queries.LANGUAGES): the functions and methods with a doc text are the
@@ -160,7 +161,7 @@ def floor_run(ws, requests: dict, queries: dict[str, list[Query]]) -> FloorRun:
 
 def run_language(lang: Language, src_root: Path, packages: list[str], args, variants: list[Variant],
                  rg: str) -> tuple[dict, list[StyleRun], FloorRun]:
-    from sylk.config import Settings
+    from sylk.config import merge_layers, structure
     from sylk.engine.workspace import Workspace
     from sylk.search.query import SearchRequest
 
@@ -199,7 +200,7 @@ def run_language(lang: Language, src_root: Path, packages: list[str], args, vari
             print(f"  {s:<9} {q.text!r} -> {q.target.path}:{q.target.line + 1} {q.target.name}")
 
     empty_index_dir(index_dir)
-    ws = Workspace(root, Settings(index_dir=str(index_dir)))
+    ws = Workspace(root, structure(merge_layers({"indexDir": str(index_dir)}, args.settings)))
     try:
         t0 = time.perf_counter()
         ix = ws.index()
@@ -300,6 +301,10 @@ def main() -> int:
                     help="a hybrid row with SearchRequest fields changed (repeatable)")
     ap.add_argument("--json", type=Path, help="write every metric and the config here")
     ap.add_argument("--baseline", type=Path, help="a --json file of an earlier run to compare with")
+    ap.add_argument("--settings", type=json.loads, default={}, metavar="JSON",
+                    help='settings over the defaults, camelCase as in .sylk.toml, e.g. another model: '
+                         '\'{"embedding": {"modelPath": "DIR"}}\' (a search.* setting does not reach the '
+                         'requests: use --variant)')
     ap.add_argument("--keep", action="store_true", help="keep the stripped copies and the index folders")
     args = ap.parse_args()
 
@@ -311,6 +316,11 @@ def main() -> int:
         variants = [parse_variant(spec, reserved={*MODES, "rg"}) for spec in args.variant]
     except ValueError as e:
         ap.error(f"--variant: {e}")
+    from sylk.config import SettingsError, structure
+    try:
+        structure(args.settings)
+    except SettingsError as e:
+        ap.error(f"--settings: {e}")
     if len({v.name for v in variants}) < len(variants):
         ap.error("--variant: two variants with the same name")
     baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
@@ -323,7 +333,8 @@ def main() -> int:
     engine = engine_commit()
     print(f"engine: server/ last changed at {engine}")
     print(f"config: languages {', '.join(langs)}; --max-queries {args.max_queries} --seed {args.seed} "
-          f"--min-words {args.min_words}; variants: {', '.join(str(v) for v in variants) or 'none'}; {rg_version}")
+          f"--min-words {args.min_words}; settings {json.dumps(args.settings)}; "
+          f"variants: {', '.join(str(v) for v in variants) or 'none'}; {rg_version}")
     t0 = time.perf_counter()
     infos, results, floors = {}, {}, {}
     for name in langs:
@@ -336,7 +347,8 @@ def main() -> int:
 
     config = {"date": time.strftime("%Y-%m-%d %H:%M"), "sylk": corpora.git_head(), "engine": engine, "rg": rg_version,
               "languages": langs, "max_queries": args.max_queries, "seed": args.seed,
-              "min_words": args.min_words, "variants": {v.name: v.changes for v in variants},
+              "min_words": args.min_words, "settings": args.settings,
+              "variants": {v.name: v.changes for v in variants},
               "corpora": infos, "seconds": round(time.perf_counter() - t0, 1)}
     data = report(results, config, baseline, args.baseline, variants, floors)
     print(f"# done in {config['seconds']:.0f}s -- {corpora.load_line()}")
