@@ -441,11 +441,9 @@ async function runCommand(page, title) {
 async function openSearchPicker(page) {
   await runCommand(page, "Sylk: Semantic Search");
   await expectText(page.locator(".quick-input-title"), /^Sylk Search \(/, "the picker's title");
+  const input = page.locator(".quick-input-widget .quick-input-box input");
   await waitFor("the Sylk Search picker's input to have the focus, empty", UI, async () =>
-    page.evaluate(() => {
-      const el = document.activeElement;
-      return el instanceof HTMLInputElement && el.closest(".quick-input-widget") !== null && el.value === "";
-    }));
+    input.evaluate((el) => el.ownerDocument.activeElement === el && el.value === ""));
 }
 
 /** The mouse off the quick input (its placeholder's hover would cover the buttons). */
