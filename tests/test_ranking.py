@@ -78,8 +78,7 @@ def test_members_first_puts_a_member_before_its_class_for_words_only():
     chunks = [rec(1, "a.py", 0, 50, "class", "Policy"), rec(2, "a.py", 10, 20, "method", "delay", "Policy"),
               rec(3, "b.py", 0, 9, "function", "other")]
     assert ranked("members", chunks, "delay before retry") == [2, 3, 1]
-    assert ranked("members", chunks, "Policy") == [1, 2, 3]  # a name typed alone asks for the class
-    assert ranked("members", chunks, "the policies") == [1, 2, 3]  # so do words all in its name
+    assert ranked("members", chunks, "the policies") == [1, 2, 3]  # words all in its name ask for the class
 
 
 def test_definition_first_for_a_name_typed_alone():
@@ -110,7 +109,36 @@ def test_code_first_for_words_unless_the_query_asks():
     chunks = [rec(1, "tests/test_retry.py"), rec(2, "docs/retry.md"), rec(3, "src/retry.py")]
     assert ranked("code", chunks, "how are requests retried") == [3, 1, 2]
     assert ranked("code", chunks, "retry tests") == [1, 3, 2]  # asked for: the test stays first
-    assert ranked("code", chunks, "retry_policy") == [1, 2, 3]  # a name: wherever it is
+
+
+def stages(query: str) -> tuple[str, ...]:
+    return ranking.stages_for(RankQuery.of(analyze(query), query))
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    # a name typed alone: its definition, and the files it names; not members (a class name
+    # also matches each member's container) nor code (a name is wherever it is)
+    pytest.param("APIRouter", ("definition", "path"), id="a-name-alone"),
+    pytest.param("retry_policy", ("definition", "path"), id="a-snake-name-alone"),
+    # a question: every stage
+    pytest.param("how does APIRouter include routes", RANKING_STAGES, id="a-question-with-a-name"),
+    pytest.param("where are sessions stored", ("members", "path", "code", "coherence", "spread"),
+                 id="a-question-in-words"),
+    pytest.param("What handles retries", ("members", "path", "code", "coherence", "spread"), id="any-case"),
+    # a description in words, with or without a name: its text and meaning, members and code
+    pytest.param("retry policy", ("members", "code"), id="words"),
+    pytest.param("Send a complete request to the server.", ("members", "code"), id="a-sentence"),
+    pytest.param("Do the inverse of split_header_words.", ("members", "code"), id="a-sentence-naming-a-name"),
+    pytest.param("however the parser fails", ("members", "code"), id="not-a-question-word"),
+])
+def test_each_stage_serves_the_queries_it_was_measured_on(query: str, expected: tuple[str, ...]):
+    assert stages(query) == expected
+
+
+def test_stages_switched_off_do_not_run_whatever_the_query():
+    q = RankQuery.of(analyze("how are requests retried"), "how are requests retried")
+    assert ranking.stages_for(q, ("path", "spread")) == ("members", "code", "coherence")
+    assert ranking.stages_for(q, RANKING_STAGES) == ()
 
 
 def test_coherence_lifts_a_file_several_chunks_of_which_match():

@@ -141,8 +141,12 @@ def test_cli_search_explain(workspace: Path):
     lines = r.stdout.splitlines()
     assert re.match(r"lexical #\d+ bm25 ", lines[1].strip()) and "semantic -" in lines[1]
     assert "query read as natural; words retry policy; stop words left out the" in r.stderr
-    # coherence and spread are off unless search.rankingOff says otherwise
-    assert "ranked by members, definition, path, code" in r.stderr and "coherence" not in r.stderr
+    # words, not a question: the stages that serve a description (search/ranking.py APPLIES)
+    assert r.stderr.rstrip().endswith("; ranked by members, code"), r.stderr
+    r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "how is the retry policy applied", str(workspace),
+                        "--mode", "lexical", "--limit", "1", "--explain", "--no-refresh"], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    assert r.stderr.rstrip().endswith("; ranked by members, path, code, coherence, spread"), r.stderr  # a question
     r = subprocess.run([sys.executable, "-m", "sylk.cli", "search", "the retry policy", str(workspace),
                         "--mode", "lexical", "--limit", "1", "--explain", "--format", "json", "--no-refresh"],
                        capture_output=True, text=True, timeout=TIMEOUT)

@@ -20,7 +20,7 @@ import platformdirs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from .languages import BY_NAME
-from .model import FUSIONS, RANKING_OFF_DEFAULT, RANKING_STAGES, SEARCH_MODES
+from .model import FUSIONS, RANKING_STAGES, SEARCH_MODES
 
 # The default embedding model (shipped with Sylk: see embed/embedder.py).
 MODEL_ID_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
@@ -123,9 +123,9 @@ class SearchSettings:
     # semantic loses 0.003-0.017 on sentence and keyword queries, and 78-100% of 50
     # nonsense queries get no hits instead of ten (0.3: 46-96%; bench/README.md)
     min_score: float = attrs.field(default=0.35, validator=_between("search.minScore", 0, 1))
-    # stages of the ranking stack (search/ranking.py) to skip: by default the two that favour
-    # whole files over functions (model.RANKING_OFF_DEFAULT); [] runs every stage
-    ranking_off: list[str] = attrs.field(factory=lambda: list(RANKING_OFF_DEFAULT),
+    # stages of the ranking stack (search/ranking.py) to skip; by default none, and each
+    # stage ranks the queries it serves (ranking.APPLIES)
+    ranking_off: list[str] = attrs.field(factory=list,
                                          validator=_each_of("search.rankingOff", "stage(s)", RANKING_STAGES))
 
     @mode.validator

@@ -27,10 +27,6 @@ LINE_MODES = ("exact", "regex")
 FUSIONS = ("convex", "rrf")
 # The stages of the ranking stack, in order (search/ranking.py); search.rankingOff names those to skip.
 RANKING_STAGES = ("members", "definition", "path", "code", "coherence", "spread")
-# The stages off unless search.rankingOff says otherwise: they lift whole files (semble's
-# benchmark, whose answers are files) and push a file's other functions down
-# (bench/relevance.py, whose answers are functions); bench/README.md has both.
-RANKING_OFF_DEFAULT = ("coherence", "spread")
 
 
 def is_virtual(path: str) -> bool:

@@ -30,7 +30,7 @@ from typing import Protocol
 import attrs
 import numpy as np
 
-from ..model import RANKING_STAGES, doc_id, is_virtual
+from ..model import doc_id, is_virtual
 from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
@@ -39,7 +39,7 @@ from ..text.query_terms import QueryTerms, analyze
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .query import Filters, SearchRequest, package_matcher, path_matcher, unknown_packages
-from .ranking import RankQuery, rank
+from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
 from .results import Explanation, Hit, IndexState, SearchResult
 from .roles import roles_of
@@ -143,8 +143,8 @@ class HybridSearch:
         sides = self._sides(req, ctx)
         fused, depth = self._fuse(req, ctx, sides)
         fused, below, floor_note = _floor(req, fused, sides)
-        fused = rank(fused, sides.records, RankQuery.of(ctx.terms, " ".join((req.query, *req.extra_terms))),
-                     req.ranking_off)
+        ranked_by = RankQuery.of(ctx.terms, " ".join((req.query, *req.extra_terms)))
+        fused = rank(fused, sides.records, ranked_by, req.ranking_off)
         page = fused[req.offset:req.offset + req.limit]
         out = self._hits(req, ctx, page, sides.records)
         # every candidate of both sides
@@ -163,7 +163,7 @@ class HybridSearch:
                 terms.style, tuple(i.text for i in terms.identifiers), terms.words, terms.dropped,
                 req.fusion if hybrid else req.mode, alpha_for(terms.style, req.alpha) if hybrid and req.fusion == CONVEX
                 else None, depth if hybrid else 0, _floor_of(req), below,
-                tuple(s for s in RANKING_STAGES if s not in req.ranking_off))
+                stages_for(ranked_by, req.ranking_off))
         ran = req.mode != "lexical" and ctx.semantic_ready and bool(req.query.strip())
         return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
                             index_state, message, explanation, index_state.embedded if ran else None)

@@ -3,33 +3,42 @@
 
 Each stage is a small function of the scored list, the chunks' records and the query
 (``RankQuery``), that scales some scores and sorts again (stable: equal scores keep their
-order). They run in the order of ``STAGES``; ``search.rankingOff`` (or a request's
-``ranking_off``) switches any of them off, which is how bench/semble_bench.py and
-bench/relevance.py measure each one (bench/README.md has both tables). By default
-``coherence`` and ``spread`` are off (model.RANKING_OFF_DEFAULT): they serve answers that
-are files and cost answers that are functions.
+order). They run in the order of ``STAGES``, each for the queries ``APPLIES`` gives it;
+``search.rankingOff`` (or a request's ``ranking_off``) switches any of them off, which is
+how bench/semble_bench.py and bench/relevance.py measure each one (bench/README.md has
+both tables).
+
+Which queries a stage serves was measured on both benchmarks, whose answers differ:
+semble's are the chunks that answer a question (several of one file, often), and
+relevance.py's the one function a sentence describes. A *question* (a query that opens
+with how, what, where, why, when, which or who: ``how does dependency injection work``)
+gets every stage; a name typed alone gets those that find its definition; a description
+in words (``parse a url into its parts``, ``retry policy``) is ranked by its text and
+meaning, with members and code only: lifting the files its words name, the definitions of
+the names it mentions, or whole files, puts other functions above the one it describes.
 
 ``members``
     a class chunk is its header and its members' signatures: when one of its members is
-    a candidate too, the member (the more precise answer) goes first. Not for identifier
-    queries, where a class name also matches each member's container, nor when the
-    query's words are all in the class's name (``retry policy``: ``HttpRetryPolicy``).
+    a candidate too, the member (the more precise answer) goes first; not when the query's
+    words are all in the class's name (``retry policy``: ``HttpRetryPolicy``). Words and
+    questions.
 ``definition``
-    for a name typed (``APIRouter``, ``parse_url``, or among words: ``how does
-    APIRouter include routes``), the chunk that defines it.
+    the chunk that defines a name typed (``APIRouter``, ``parse_url``; in a question also
+    among words: ``how does APIRouter include routes``). Names and questions.
 ``path``
     a query word that names the file or its folder (``websocket endpoint``:
     ``websockets.py``; ``dependency injection``: ``dependencies/utils.py``;
-    ``model configuration``: ``config.py``).
+    ``model configuration``: ``config.py``). Names and questions.
 ``code``
-    for a question in words, tests, examples, documentation, benchmarks, build set-up and
-    generated or vendored code behind the code itself, unless the query asks for them
-    (``retry tests``; file_class.py).
+    tests, examples, documentation, benchmarks, build set-up and generated or vendored
+    code behind the code itself, unless the query asks for them (``retry tests``;
+    file_class.py). Words and questions.
 ``coherence``
     a file several chunks of which are candidates lifted as a whole (its best chunk).
+    Questions.
 ``spread``
     near-duplicate chunks of one file (overlapping lines) and a file's later chunks
-    scaled down, so that one file does not fill the page.
+    scaled down, so that one file does not fill the page. Questions.
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ import attrs
 from ..ingest.chunks import CONTAINER_KINDS
 from ..model import RANKING_STAGES
 from ..store.manifest import ChunkRecord
-from ..text.query_terms import IDENTIFIER, MIXED, NATURAL, QueryTerms
+from ..text.query_terms import IDENTIFIER, QueryTerms
 from ..text.words import name_key, split_words
 from .file_class import CODE, asked_classes, file_class
 from .fusion import Fused
@@ -60,7 +69,6 @@ DEFINITION_BOOST = 3.0
 PATH_BOOST = 0.5
 # code: a test, example, doc ... chunk for a question in words
 NON_CODE = 0.5
-CODE_FIRST_STYLES = (NATURAL, MIXED)  # a name typed alone is wherever it is
 # coherence: a file's best chunk gains this share of what its other candidates among the
 # first COHERENCE_DEPTH score above the lowest of them
 COHERENCE = 0.4
@@ -68,6 +76,10 @@ COHERENCE_DEPTH = 50
 # spread: each further chunk of a file already ranked, and a chunk overlapping one ranked before it
 FILE_DECAY = 0.5
 OVERLAP = 0.5
+
+
+# the words that open a question about how or where something works (RankQuery.question)
+QUESTION_WORDS = frozenset({"how", "what", "where", "why", "when", "which", "who"})
 
 
 @attrs.frozen
@@ -78,6 +90,7 @@ class RankQuery:
     words: tuple[str, ...] = ()  # lower case: the words searched for and the identifiers' words
     names: tuple[str, ...] = ()  # name keys (text.words.name_key) of the names typed alone
     asks: frozenset[str] = frozenset()  # the file classes the query asks for (file_class.py)
+    question: bool = False  # opens with a question word (QUESTION_WORDS)
 
     @classmethod
     def of(cls, terms: QueryTerms, text: str = "") -> RankQuery:
@@ -91,7 +104,13 @@ class RankQuery:
         if terms.style == IDENTIFIER:
             typed = {i.text for i in terms.identifiers}
             names += [name_key(t) for t in text.split() if t not in typed and not t.endswith("*")]
-        return cls(terms.style, words, tuple(n for n in dict.fromkeys(names) if n), asked_classes(words))
+        opening = text.split(maxsplit=1)[:1]
+        return cls(terms.style, words, tuple(n for n in dict.fromkeys(names) if n), asked_classes(words),
+                   bool(opening) and opening[0].lower() in QUESTION_WORDS)
+
+    @property
+    def name_alone(self) -> bool:
+        return self.style == IDENTIFIER
 
 
 Records = Mapping[int, ChunkRecord]
@@ -110,8 +129,6 @@ def _scaled(fused: Sequence[Fused], factors: Mapping[int, float]) -> list[Fused]
 def members_first(fused: list[Fused], records: Records, query: RankQuery) -> list[Fused]:
     """A container chunk yields to its own members among the candidates, unless the
     query's words are all in its name (``retry policy``: ``HttpRetryPolicy`` is asked for)."""
-    if query.style == IDENTIFIER:
-        return fused
     owners = {(r.path, r.container.rsplit(".", 1)[-1]) for r in (records[f.id] for f in fused) if r.container}
     asked = {stem(w) for w in query.words}
 
@@ -199,8 +216,6 @@ def path_match(fused: list[Fused], records: Records, query: RankQuery) -> list[F
 
 
 def code_first(fused: list[Fused], records: Records, query: RankQuery) -> list[Fused]:
-    if query.style not in CODE_FIRST_STYLES:
-        return fused
     classes: dict[str, str] = {}
     factors: dict[int, float] = {}
     for i, f in enumerate(fused):
@@ -259,10 +274,26 @@ STAGES: dict[str, Stage] = {
 }
 assert tuple(STAGES) == RANKING_STAGES, "model.RANKING_STAGES names the stages, in order"
 
+# The queries each stage serves (the module's docstring says why)
+APPLIES: dict[str, Callable[[RankQuery], bool]] = {
+    "members": lambda q: not q.name_alone,
+    "definition": lambda q: bool(q.names) and (q.name_alone or q.question),
+    "path": lambda q: q.name_alone or q.question,
+    "code": lambda q: not q.name_alone,
+    "coherence": lambda q: q.question,
+    "spread": lambda q: q.question,
+}
+assert tuple(APPLIES) == RANKING_STAGES
+
+
+def stages_for(query: RankQuery, off: Sequence[str] = ()) -> tuple[str, ...]:
+    """The stages that rank ``query``: those that serve it, but those in ``off``."""
+    return tuple(name for name in RANKING_STAGES if name not in off and APPLIES[name](query))
+
 
 def rank(fused: list[Fused], records: Records, query: RankQuery, off: Sequence[str] = ()) -> list[Fused]:
-    """``fused`` through every stage but those in ``off``."""
-    for name, stage in STAGES.items():
-        if name not in off and fused:
-            fused = stage(fused, records, query)
+    """``fused`` through the stages that serve ``query`` (stages_for)."""
+    for name in stages_for(query, off):
+        if fused:
+            fused = STAGES[name](fused, records, query)
     return fused
