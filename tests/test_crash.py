@@ -22,7 +22,7 @@ import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from sylk.store.layout import LOCK_FILE, META_FILE
+from sylk.store.layout import LOCK_FILE, META_FILE, VECTOR_DIRS
 from sylk.store.manifest import merkle_root
 from sylk.store.stores import READ_ONLY_REASON
 
@@ -88,8 +88,11 @@ def run_driver(site: Site, point: str, nth: int, *args: str) -> bool:
     pytest.param("after-manifest-write", 1, False, id="after-manifest-write"),
     pytest.param("embedding", 1, False, id="embedding"),
     pytest.param("after-embedded-flags", 1, False, id="embedded-flags-not-committed"),
+    # the first FAISS save is the quick pass's, the second the model's
     pytest.param("faiss-write", 1, False, id="during-faiss-save"),
+    pytest.param("faiss-write", 2, False, id="during-faiss-save-of-the-models-vectors"),
     pytest.param("between-faiss-renames", 1, False, id="between-faiss-renames"),
+    pytest.param("between-faiss-renames", 2, False, id="between-faiss-renames-of-the-models-vectors"),
 ])
 def test_kill_at_a_crash_point_then_restart_converges(site: Site, point: str, nth: int, many: bool):
     if many:  # enough files for the parser worker pool
@@ -98,7 +101,7 @@ def test_kill_at_a_crash_point_then_restart_converges(site: Site, point: str, nt
     change = site.mutate()
     assert run_driver(site, point, nth), f"{point} was not reached ({change})"
     left = kill_restart.drift(kill_restart.read_stores(site.index))
-    leftovers = list((site.index / "vectors").glob(".*.tmp"))
+    leftovers = [p for d in VECTOR_DIRS for p in (site.index / d).glob(".*.tmp")]  # the model's and the quick pass's
     if point == "after-text-commit":  # the case the repair exists for
         assert left["orphan docs"] > 0, left
     if point == "faiss-write":
@@ -106,7 +109,7 @@ def test_kill_at_a_crash_point_then_restart_converges(site: Site, point: str, nt
 
     note, after = kill_restart.restart(site)
     assert not after, f"restart left drift after a kill at {point}: {dict(after)}"
-    assert not list((site.index / "vectors").glob(".*.tmp"))
+    assert not [p for d in VECTOR_DIRS for p in (site.index / d).glob(".*.tmp")]
     assert (site.index / LOCK_FILE).read_text() == "closed\n"
     if left["orphan docs"] or left["duplicate docs"]:
         assert note is not None and note.startswith("repaired the index after an unclean shutdown: deleted ")

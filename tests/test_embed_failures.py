@@ -114,7 +114,8 @@ def test_the_pass_goes_on_and_the_chunk_is_counted_and_tried_once_per_run(
         assert result.index.ready and result.index.pending == 0
         bad = [h for h in result.hits if h.path == BAD_FILE]
         assert bad and bad[0].lexical_rank == 1  # still found by its words,
-        assert bad[0].semantic_rank is None  # but it has no vector
+        # and by meaning through its quick-pass vector, which stays where the model failed
+        assert bad[0].semantic_rank is not None and result.index.quick == 1 and result.semantic_quick == 1
         # the next pass does not try it again
         tried.clear()
         assert ws.embed_pending() == 0 and tried == []

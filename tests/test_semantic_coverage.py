@@ -1,6 +1,8 @@
 """Honest state while embedding runs (issue 31 item 4): an answer whose semantic side saw
 only part of the index says how much, in every front end's message, and what became of
-the rest (hybrid: ranked by their words alone; semantic: not searched)."""
+the rest (hybrid: ranked by their words alone; semantic: not searched). Here the quick
+pass is off, so the chunks the model has not reached have no vector at all;
+tests/test_quick_pass.py has the default."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
+import attrs
 import pytest
 from conftest import TIMEOUT, WORKSPACE
 from sylk.config import Settings
@@ -21,6 +24,7 @@ from sylk.search.query import SearchRequest
 from sylk.search.results import IndexState, SearchResult, coverage_note
 
 FIRST = 16  # chunks embedded before the pass is stopped
+NO_QUICK = attrs.evolve(Settings(), embedding=attrs.evolve(Settings().embedding, quick_pass=False))
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +35,7 @@ def part_embedded(tmp_path_factory: pytest.TempPathFactory):
     cache = root.parent / "cache"  # the index where the command line looks for it (tests/conftest.py)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(cache))
-        w = Workspace(root, Settings())
+        w = Workspace(root, NO_QUICK)
     w.index()
     assert w.load_semantic() is None
     stop = threading.Event()
@@ -100,7 +104,7 @@ def test_big_counts_are_grouped_and_the_percentage_never_rounds_up_to_all():
 def test_an_index_with_no_vector_yet_says_so_once(tmp_path: Path):
     root = tmp_path / "workspace"
     shutil.copytree(WORKSPACE, root)
-    w = Workspace(root, Settings(index_dir=str(tmp_path / "index")))
+    w = Workspace(root, attrs.evolve(NO_QUICK, index_dir=str(tmp_path / "index")))
     try:
         w.index()
         result = w.search(SearchRequest("backoff", "hybrid", limit=5))

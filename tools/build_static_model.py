@@ -19,12 +19,16 @@ onnxruntime and numpy alone:
    scaled by the SIF weight ``a / (a + p(token))``, ``p`` being the token's frequency in
    the ``--corpus`` folders (source code the model will see: never the benchmark's
    repositories). Tokens the corpus never holds keep the weight 1.
-The result: ``vectors.npy`` (float16, vocabulary x dims, weights folded in) and
-``model.json`` (what it is, the teacher's and tokenizer's sha256, the parameters, the
-corpus, the sha256 of ``vectors.npy``). The tokenizer is MiniLM's own, shipped once in
+4. **Storage.** Each row as int8 times one float32 scale per row (its largest
+   magnitude / 127): a chunk's embedding from the int8 table has cosine >= 0.9999 to
+   the float one (the 2,911 chunks of bench/relevance.py's Python corpus), at a quarter
+   of float32's size.
+The result: ``vectors.npy`` (int8, vocabulary x dims, weights folded in), ``scales.npy``
+(float32, one per row) and ``model.json`` (what it is, the teacher's and tokenizer's
+sha256, the parameters, the corpus, the sha256 of both arrays). The tokenizer is MiniLM's own, shipped once in
 ``sylk/models/all-MiniLM-L6-v2``.
 
-4. **Refinement** (``--refine N``, tools/refine_static.py): the weighted rows fitted so
+5. **Refinement** (``--refine N``, tools/refine_static.py): the weighted rows fitted so
    that the mean of a code window's rows points where the teacher's embedding of the
    window points, on N windows of the corpus (a tenth held out to stop the fit).
 Stages are cached in ``--work`` (the teacher's token vectors, the corpus counts), so
@@ -49,13 +53,14 @@ sys.path.insert(0, str(ROOT / "server"))
 from sylk.config import cache_root  # noqa: E402
 from sylk.embed.onnx_encoder import OnnxEncoder  # noqa: E402
 from sylk.embed.packaged import PACKAGED_MODEL_ID, PACKAGED_TOKENIZER_DIR, assemble_packaged_model, sha256  # noqa: E402
+from sylk.embed.static_encoder import SCALES, VECTORS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import refine_static  # noqa: E402
 
-# not yet shipped: which table (dims, weights, refinement) becomes the packaged one is
-# decided on bench/semble_bench.py and bench/relevance.py (issue 31)
-DEFAULT_OUT = Path("/tmp/sylk-static/model")
+# the packaged table (sylk.embed.static_encoder.PACKAGED_STATIC_DIR): built with
+# --corpus <the CPython 3.11 standard library> and the defaults below
+DEFAULT_OUT = ROOT / "server" / "sylk" / "models" / "static-minilm-256"
 CODE_SUFFIXES = frozenset(
     ".py .pyi .go .rs .java .kt .scala .c .h .cc .cpp .hpp .cs .js .mjs .ts .tsx .rb .php .swift .lua "
     ".ex .exs .hs .zig .sh .bash .md .rst".split())
@@ -159,10 +164,17 @@ def assemble(vectors: np.ndarray, counts: np.ndarray, dims: int, sif: float,
     else:
         basis = np.eye(vectors.shape[1], dtype=np.float32)
     if refine is None:
-        return ((centred @ basis) * weights[:, None]).astype(np.float16)
+        return ((centred @ basis) * weights[:, None]).astype(np.float32)
     weighted = refine(vectors * weights[:, None])
     # (v - mean) w = v w - mean w: the same centring, on the refined rows
-    return ((weighted - mean[None, :] * weights[:, None]) @ basis).astype(np.float16)
+    return ((weighted - mean[None, :] * weights[:, None]) @ basis).astype(np.float32)
+
+
+def quantized(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stage 4: (int8 rows, float32 scale per row); a row of zeros keeps the scale 0."""
+    scales = (np.abs(table).max(axis=1) / 127).astype(np.float32)
+    rows = np.round(table / np.where(scales > 0, scales, 1)[:, None])
+    return np.clip(rows, -127, 127).astype(np.int8), scales
 
 
 def main() -> int:
@@ -193,8 +205,10 @@ def main() -> int:
         return table
 
     table = assemble(vectors, counts, args.dims, args.sif, refine if args.refine else None)
+    rows, scales = quantized(table)
     args.out.mkdir(parents=True, exist_ok=True)
-    np.save(args.out / "vectors.npy", table)
+    np.save(args.out / VECTORS, rows)
+    np.save(args.out / SCALES, scales)
     teacher_dir, _ = assemble_packaged_model(cache_root())
     meta = {
         "name": "sylk static MiniLM",
@@ -209,12 +223,15 @@ def main() -> int:
         "sif": args.sif,
         "corpus": described,
         "refined": refined.get("figures"),
-        "vectors_sha256": sha256(args.out / "vectors.npy"),
+        "storage": "int8 rows times a float32 scale per row",
+        "vectors_sha256": sha256(args.out / VECTORS),
+        "scales_sha256": sha256(args.out / SCALES),
         "built_by": "tools/build_static_model.py",
     }
     (args.out / "model.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: {table.shape[0]} x {table.shape[1]} float16 "
-          f"({(args.out / 'vectors.npy').stat().st_size / 2**20:.1f} MiB) in {time.perf_counter() - t0:.0f}s")
+    size = sum((args.out / f).stat().st_size for f in (VECTORS, SCALES))
+    print(f"wrote {args.out}: {table.shape[0]} x {table.shape[1]} int8 ({size / 2**20:.1f} MiB) "
+          f"in {time.perf_counter() - t0:.0f}s")
     return 0
 
 

@@ -40,6 +40,9 @@ class EmbeddingSettings:
     # tokens: ~410 MB peak RSS at 4, ~590 MB at 8, ~920 MB at 16).
     batch_size: int = 4
     threads: int = 0  # onnxruntime intra-op threads; 0 = one per core
+    # Embed every chunk with the packaged static model first (the whole stdlib in seconds),
+    # then with the model above, which replaces those vectors chunk by chunk (engine.embedding)
+    quick_pass: bool = True
 
 
 def _between(name: str, low: float, high: float | None = None) -> Any:

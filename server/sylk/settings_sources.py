@@ -72,6 +72,7 @@ SCOPES: dict[str, Scope] = {
     "embedding.maxTokens": Scope(WORKSPACE),
     "embedding.batchSize": Scope(WORKSPACE),
     "embedding.threads": Scope(WORKSPACE),
+    "embedding.quickPass": Scope(WORKSPACE),
     "navigation.definition": Scope(WORKSPACE),
     "navigation.references": Scope(WORKSPACE),
     "navigation.callHierarchy": Scope(WORKSPACE),

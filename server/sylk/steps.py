@@ -79,6 +79,8 @@ class EmbedRun(NamedTuple):
     model: str
     at: float  # when it ended, seconds since the epoch
     failed: int = 0  # chunks the model failed on (left out, counted in the status)
+    quick: int = 0  # chunks the quick pass gave a vector first (engine.embedding)
+    quick_seconds: float = 0.0
 
 
 # the steps ---------------------------------------------------------------------------
@@ -163,6 +165,12 @@ def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None =
     pending = ws.manifest.chunk_counts()["pending"]
     if not pending:
         return EmbedRun(0, 0.0, model, time.time())
+    t_quick = time.perf_counter()
+    quick = ws.quick_pass(cancel)
+    quick_took = time.perf_counter() - t_quick
+    if quick:  # search by meaning covers them now
+        reporter.log(f"quick pass: {quick} chunks searchable by meaning in {quick_took:.1f}s (static model); "
+                     f"{model} follows", Severity.INFO)
     handle = reporter.begin(EMBEDDING, f"0/{pending} chunks") if announce else None
 
     def progress(done: int, total: int) -> None:
@@ -185,4 +193,4 @@ def embed(ws: Workspace, reporter: Reporter, *, cancel: threading.Event | None =
         reporter.log(f"{done} chunks embedded in {took:.1f}s; {failed} could not be embedded", Severity.WARNING)
     elif announce or done:
         reporter.log(f"{done} chunks embedded in {took:.1f}s", Severity.INFO)
-    return EmbedRun(done, took, model, time.time(), failed)
+    return EmbedRun(done, took, model, time.time(), failed, quick, quick_took)

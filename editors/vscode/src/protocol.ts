@@ -169,6 +169,8 @@ export interface IndexState {
   indexing: boolean;
   /** Files of that run whose text is not searchable yet. */
   filesPending: number;
+  /** chunks not embedded yet that the quick pass's static model covers */
+  quick: number;
 }
 
 export interface HitExplain {

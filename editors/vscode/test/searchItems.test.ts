@@ -51,7 +51,7 @@ function result(hits: SearchHit[], totalHits = hits.length, extra: Partial<Searc
     totalHits,
     hits,
     facets: {},
-    index: { files: 16, chunks: 99, embedded: 99, pending: 0, ready: true, indexing: false, filesPending: 0 },
+    index: { files: 16, chunks: 99, embedded: 99, pending: 0, ready: true, indexing: false, filesPending: 0, quick: 0 },
     ...extra,
   };
 }
@@ -130,7 +130,7 @@ test("the title says the mode, the filters and how complete the semantic side is
   const hybrid = state("hybrid", { languages: ["python", "go"], paths: ["app/**"] });
   assert.equal(describeFilters(hybrid.filters), "lang:python,go path:app/**");
   const coverage = "semantic side: 40 of 100 chunks embedded (40%); the others were ranked by their words alone";
-  const partial = result([should], 1, { message: coverage, index: { files: 16, chunks: 100, embedded: 40, pending: 60, ready: false, indexing: false, filesPending: 0 } });
+  const partial = result([should], 1, { message: coverage, index: { files: 16, chunks: 100, embedded: 40, pending: 60, ready: false, indexing: false, filesPending: 0, quick: 0 } });
   assert.equal(pickerTitle(hybrid, partial), `Sylk Search (hybrid) · lang:python,go path:app/** · 1 hit in 3 ms · ${coverage}`);
   const noModel = result([], 0, { message: "semantic search is off (embedding.enabled is false)" });
   assert.ok(pickerTitle(state("semantic"), noModel).endsWith("semantic search is off (embedding.enabled is false)"));
@@ -207,7 +207,7 @@ function lineResult(hits: LineHit[], extra: Partial<LineSearchResult> = {}): Lin
     partial: false,
     filesSearched: 3,
     hits,
-    index: { files: 16, chunks: 99, embedded: 0, pending: 99, ready: true, indexing: false, filesPending: 0 },
+    index: { files: 16, chunks: 99, embedded: 0, pending: 99, ready: true, indexing: false, filesPending: 0, quick: 0 },
     ...extra,
   };
 }

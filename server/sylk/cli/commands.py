@@ -63,6 +63,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 def _embed(ws: Workspace) -> None:
     """Embed what is not embedded yet, with a progress bar; one line either way."""
     run = steps.embed(ws, Terminal())
+    if run is not None and run.quick:
+        print(f"quick pass: {run.quick} chunks searchable by meaning in {run.quick_seconds:.1f}s "
+              f"({run.quick / max(run.quick_seconds, 1e-3):.0f}/s) with the static model")
     if run is not None and run.chunks:
         print(f"embedded {run.chunks} chunks in {run.seconds:.1f}s ({run.chunks / run.seconds:.0f}/s) "
               f"with {run.model}")
@@ -255,7 +258,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     footer = f"{len(result.hits)} of {result.total_hits} hits in {result.took_ms:.1f} ms, mode {result.mode}"
     if result.notes:
         footer += f" ({result.notes})"
-    if result.semantic_covered is not None and result.semantic_covered < result.index.chunks:
+    if result.semantic_covered is not None and (result.semantic_covered < result.index.chunks
+                                                or result.semantic_quick):
         footer += "; 'sylk index' embeds the rest"
     print(footer, file=sys.stderr)
     if result.explanation is not None:

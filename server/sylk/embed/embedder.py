@@ -134,7 +134,11 @@ class Embedder:
         texts = list(texts)
         if not texts:
             return
-        for idx in self.batches(self.token_lengths(texts)):
+        if getattr(self._model, "length_free", False):  # no padding to save: slices in order
+            slices = [np.arange(i, min(i + self.batch_size, len(texts))) for i in range(0, len(texts), self.batch_size)]
+        else:
+            slices = self.batches(self.token_lengths(texts))
+        for idx in slices:
             yield from self._halving(idx, texts)
 
     def _halving(self, idx: np.ndarray, texts: list[str]) -> Iterator[Batch]:

@@ -28,9 +28,15 @@ from .embedder import Embedder
 from .fastembed_encoder import FastembedEncoder
 from .onnx_encoder import OnnxEncoder
 from .packaged import PACKAGED_MODEL_ID, assemble_packaged_model, read_json, sha256, stamp_for
-from .static_encoder import StaticEncoder, is_static_model, verified_id
+from .static_encoder import PACKAGED_STATIC_DIR, PACKAGED_STATIC_NAME, StaticEncoder, is_static_model, verified_id
 
 log = logging.getLogger(__name__)
+
+# The quick pass's model reads this many tokens of a chunk (a mean over more costs little;
+# the whole chunk is what lexical search sees too), in batches of up to this many texts:
+# the static encoder gathers rows for a whole batch at once, so big batches are fast.
+QUICK_MAX_TOKENS = 512
+QUICK_BATCH = 256
 
 REQUIRED_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json")
 # Reachability check before a download, and the bound on the download itself.
@@ -87,6 +93,17 @@ def _static_embedder(settings: EmbeddingSettings, path: Path, name: str) -> Embe
     """A static model (a token-vector table; ``static_encoder``)."""
     return Embedder(StaticEncoder(path), verified_id(path, name), max_tokens=settings.max_tokens,
                     batch_size=settings.batch_size, source=f"static model {path}")
+
+
+def load_quick_embedder() -> tuple[Embedder | None, str | None]:
+    """The packaged static model for the quick pass (engine.embedding), or (None, why
+    not: a damaged install). Never raises."""
+    try:
+        return Embedder(StaticEncoder(PACKAGED_STATIC_DIR), verified_id(PACKAGED_STATIC_DIR, PACKAGED_STATIC_NAME),
+                        max_tokens=QUICK_MAX_TOKENS, batch_size=QUICK_BATCH,
+                        source=f"packaged static model {PACKAGED_STATIC_DIR}"), None
+    except Exception as e:  # noqa: BLE001 - the quick pass is an extra, never a reason to fail
+        return None, f"the packaged static model in {PACKAGED_STATIC_DIR} could not be loaded ({describe(e)})"
 
 
 def _local_dir_problem(path: Path) -> str | None:

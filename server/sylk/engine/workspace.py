@@ -34,6 +34,7 @@ from ..model import doc_id, is_virtual
 from ..search import calls
 from ..search import references as reference_search
 from ..search.hybrid import HybridSearch
+from ..search.nearest import VectorSpace
 from ..search.grep import GrepRequest, GrepResult
 from ..search.query import SearchRequest
 from ..search.references import References
@@ -253,6 +254,17 @@ class Workspace:
         """Embed the pending chunks of ``paths`` next (files opened or saved in the editor)."""
         self.semantic.prioritize(paths)
 
+    def quick_pass(self, cancel: threading.Event | None = None) -> int:
+        """Give the pending chunks their quick vectors (see EmbedQueue.quick_pass)."""
+        return self.semantic.quick_pass(cancel)
+
+    def vector_spaces(self) -> tuple[VectorSpace | None, VectorSpace | None]:
+        """(the model's, the quick pass's) vectors as search.nearest takes them."""
+        embedder, vectors = self.semantic.embedder, self.stores.vectors
+        quick_embedder, quick = self.semantic.quick_embedder, self.stores.quick
+        return (VectorSpace(embedder, vectors) if embedder is not None and vectors is not None else None,
+                VectorSpace(quick_embedder, quick) if quick_embedder is not None and quick is not None else None)
+
     def embed_pending(self, progress: Callable[[int, int], None] | None = None,
                       cancel: threading.Event | None = None, first_paths: Sequence[str] = (),
                       batch: int = 256, save_every_s: float = 30.0,
@@ -329,9 +341,11 @@ class Workspace:
         """The ``index`` block of a search result: how complete each side is."""
         chunks = self.manifest.chunk_counts()
         run = self._run
+        quick = self.stores.quick
         return IndexState(self.manifest.counts()["files"], chunks["chunks"], chunks["embedded"], chunks["pending"],
                           chunks["pending"] == 0 and self.semantic_ready, run is not None,
-                          max(0, run.total - run.committed) if run is not None and run.phase != "done" else 0)
+                          max(0, run.total - run.committed) if run is not None and run.phase != "done" else 0,
+                          len(quick) if quick is not None else 0)
 
     def search_paths(self, text: str, limit: int = 20) -> list[str]:
         """Paths of the files whose chunks match ``text`` lexically, best first."""
@@ -344,10 +358,11 @@ class Workspace:
         with self.in_use():
             state = self.index_state()
             note = self.semantic_message
-            if note is None and state.embedded == 0:
+            if note is None and state.embedded + state.quick == 0:
                 note = "semantic search is not ready yet: no chunk is embedded"
             relocator = Relocator(self.root, self.manifest, self.settings.max_file_size, self.settings.languages)
-            result = HybridSearch(self.root, self.lexical, self.manifest, self.vectors, self.embedder,
+            main, quick = self.vector_spaces()
+            result = HybridSearch(self.root, self.lexical, self.manifest, main, quick,
                                   semantic_note=note, relocator=relocator).search(req, state)
         if state.files_pending:
             indexing = f"indexing: {state.files_pending} files are not searchable yet"

@@ -25,10 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
 
 import attrs
-import numpy as np
 
 from ..model import doc_id, is_virtual
 from ..store.annotations import GitFile
@@ -38,6 +36,7 @@ from ..text.positions import utf16_len
 from ..text.query_terms import QueryTerms, analyze
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
+from .nearest import VectorSpace, nearest
 from .query import Filters, SearchRequest, package_matcher, path_matcher, unknown_packages
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
@@ -83,28 +82,18 @@ class _Sides:
     message: str | None = None  # why the semantic side is empty
 
 
-class Embeds(Protocol):
-    model_id: str
-
-    def embed_query(self, text: str) -> np.ndarray: ...
-
-
-class Vectors(Protocol):
-    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]: ...
-
-    def __len__(self) -> int: ...
-
-
 class HybridSearch:
     def __init__(self, root: Path, lexical: LexicalIndex, manifest: Manifest,
-                 vectors: Vectors | None = None, embedder: Embeds | None = None,
+                 main: VectorSpace | None = None, quick: VectorSpace | None = None,
                  semantic_note: str | None = None, relocator: Relocator | None = None) -> None:
-        """``relocator``: finds the page's hits again in files changed since they were indexed."""
+        """``main``: the model's vectors; ``quick``: the quick pass's, of the chunks the model
+        has not reached (search.nearest); ``relocator``: finds the page's hits again in files
+        changed since they were indexed."""
         self.root = root
         self.lexical = lexical
         self.manifest = manifest
-        self.vectors = vectors
-        self.embedder = embedder
+        self.main = main
+        self.quick = quick
         self.semantic_note = semantic_note  # why semantic search is unavailable, if it is
         self.relocator = relocator
 
@@ -166,7 +155,9 @@ class HybridSearch:
                 stages_for(ranked_by, req.ranking_off))
         ran = req.mode != "lexical" and ctx.semantic_ready and bool(req.query.strip())
         return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
-                            index_state, message, explanation, index_state.embedded if ran else None)
+                            index_state, message, explanation,
+                            index_state.embedded + index_state.quick if ran else None,
+                            index_state.quick if ran else 0)
 
     # stages -------------------------------------------------------------
     def _context(self, req: SearchRequest) -> _Context:
@@ -180,7 +171,7 @@ class HybridSearch:
             paths=paths, packages=self.manifest.file_packages(), git=git, tagged=tagged,
             all_git=git if git is not None else self.manifest.git_lookup(),
             all_tags=tagged if tagged is not None else self.manifest.tag_lookup(),
-            semantic_ready=self.vectors is not None and self.embedder is not None and len(self.vectors) > 0,
+            semantic_ready=any(s is not None and len(s) > 0 for s in (self.main, self.quick)),
             post_filtered=paths is not None or bool(f.roles) or git is not None or tagged is not None
             or f.exported is not None)
 
@@ -276,8 +267,7 @@ class HybridSearch:
 
     def _nearest(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query's embedding, with their cosine similarity."""
-        assert self.vectors is not None and self.embedder is not None
-        return self.vectors.search(self.embedder.embed_query(query), k)
+        return nearest(query, k, self.main, self.quick)
 
     def _semantic(self, req: SearchRequest, pool: int, paths: Callable[[str], bool] | None,
                   records: dict[int, ChunkRecord], git: dict[str, GitFile] | None,

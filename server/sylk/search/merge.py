@@ -58,7 +58,8 @@ def merge_results(parts: Sequence[SearchResult], offset: int, limit: int, asked:
                           sum(p.total_hits for p in parts), [h for _i, h in page],
                           {name: c.most_common() for name, c in facets.items()}, _index(parts),
                           _messages([p for p in parts if not _why_none(p)] if ranked else parts),
-                          semantic_covered=_covered(parts))
+                          semantic_covered=_covered(parts),
+                          semantic_quick=sum(p.semantic_quick for p in parts if p.semantic_covered is not None))
     return MergedResult(result, tuple(i for i, _h in page))
 
 
@@ -99,7 +100,7 @@ def _index(parts: Sequence[SearchResult | GrepResult]) -> IndexState:
     return IndexState(sum(p.index.files for p in parts), sum(p.index.chunks for p in parts),
                       sum(p.index.embedded for p in parts), sum(p.index.pending for p in parts),
                       all(p.index.ready for p in parts), any(p.index.indexing for p in parts),
-                      sum(p.index.files_pending for p in parts))
+                      sum(p.index.files_pending for p in parts), sum(p.index.quick for p in parts))
 
 
 def _covered(parts: Sequence[SearchResult]) -> int | None:

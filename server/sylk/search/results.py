@@ -55,6 +55,7 @@ class IndexState:
     ready: bool  # nothing pending, and the semantic side is loaded
     indexing: bool = False  # an index run is under way
     files_pending: int = 0  # files of that run whose text is not searchable yet (symbols come sooner)
+    quick: int = 0  # chunks not embedded yet that have a quick-pass vector (engine.embedding)
 
 
 @attrs.frozen
@@ -86,24 +87,36 @@ class SearchResult:
     index: IndexState
     message: str | None = None
     explanation: Explanation | None = None
-    # the chunks the semantic side searched (those embedded when it ran); None where it
-    # did not run (mode lexical, no vector yet, the model unavailable)
+    # the chunks the semantic side searched (those with a vector when it ran, the quick
+    # pass's included); None where it did not run (mode lexical, no vector yet, the model
+    # unavailable)
     semantic_covered: int | None = None
+    semantic_quick: int = 0  # of those, the chunks searched by their quick-pass vector
 
     @property
     def notes(self) -> str | None:
         """What every front end shows beside the hits: the message, and how much of the
         index the semantic side covered while some chunks are not embedded yet."""
-        coverage = coverage_note(self.mode, self.semantic_covered, self.index.chunks)
+        coverage = coverage_note(self.mode, self.semantic_covered, self.index.chunks, self.semantic_quick)
         return "; ".join(n for n in (self.message, coverage) if n) or None
 
 
-def coverage_note(mode: str, covered: int | None, chunks: int) -> str | None:
+def _share(part: int, whole: int) -> str:
+    return f"{part:,} of {whole:,} chunks ({100 * part // max(whole, 1)}%)"
+
+
+def coverage_note(mode: str, covered: int | None, chunks: int, quick: int = 0) -> str | None:
     """``semantic side: 1,200 of 4,000 chunks embedded (30%)``, and what became of the
     others: in hybrid mode they were ranked by their words alone; in semantic mode they
-    were not searched. None when the semantic side did not run or covered every chunk."""
-    if covered is None or covered >= chunks or mode not in ("hybrid", "semantic"):
+    were not searched. While the quick pass stands in for the model (``quick`` of the
+    covered chunks), it says how many the quick model covered. None when the semantic side
+    did not run, or when the model covered every chunk."""
+    if covered is None or mode not in ("hybrid", "semantic") or (covered >= chunks and not quick):
         return None
+    by_quick = (f"{_share(quick, chunks)} by the quick model until the embedding model reaches them"
+                if quick else "")
+    if covered >= chunks:
+        return f"semantic side: {by_quick}"
     rest = "the others were ranked by their words alone" if mode == "hybrid" else "the others were not searched"
-    return (f"semantic side: {covered:,} of {chunks:,} chunks embedded ({100 * covered // max(chunks, 1)}%); "
-            f"{rest}")
+    return (f"semantic side: {covered:,} of {chunks:,} chunks embedded ({100 * covered // max(chunks, 1)}%)"
+            f"{', ' + by_quick if quick else ''}; {rest}")

@@ -30,7 +30,7 @@ from .layout import (
     MANIFEST_FILE,
     META_FILE,
     SCHEMA_VERSION,
-    VECTORS_DIR,
+    VECTOR_DIRS,
     is_cache_name,
     is_layout_name,
     is_sylk_folder,
@@ -171,10 +171,11 @@ def remove_leftovers(folder: Path) -> None:
     """Temporary files of writes a kill interrupted (FAISS saves, the schema stamp, the
     symbol table); only names Sylk writes."""
     remove_layout(folder, keep=lambda name: not is_temp_name(name))
-    vectors = folder / VECTORS_DIR
-    if not vectors.is_symlink() and vectors.is_dir():
-        remove_named(vectors, [p.name for pattern in (f".{VECTORS_FILE}.*.tmp", f".{VECTORS_META}.*.tmp")
-                               for p in vectors.glob(pattern)])
+    for name in VECTOR_DIRS:
+        vectors = folder / name
+        if not vectors.is_symlink() and vectors.is_dir():
+            remove_named(vectors, [p.name for pattern in (f".{VECTORS_FILE}.*.tmp", f".{VECTORS_META}.*.tmp")
+                                   for p in vectors.glob(pattern)])
 
 
 CHECKED_META = "tantivy_checked"  # manifest meta: segment files whose checksum was right

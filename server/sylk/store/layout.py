@@ -30,13 +30,15 @@ TANTIVY_DIR = "tantivy"
 GRAMS_DIR = "grams"  # the files' trigrams (store.lexical), a Tantivy index of its own
 TEXT_INDEX_DIRS = (TANTIVY_DIR, GRAMS_DIR)
 VECTORS_DIR = "vectors"
+QUICK_VECTORS_DIR = "vectors-quick"  # the quick pass's (engine.embedding), of chunks the model has not reached
+VECTOR_DIRS = (VECTORS_DIR, QUICK_VECTORS_DIR)
 SYMBOLS_FILE = "symbols.bin"  # the symbol table as arrays (search.frozen_symbols), rebuilt when missing
 EMBEDDING_CACHE_FILE = "embeddings.sqlite"  # store.embedding_cache: kept when the stores start over
 CORRUPT_SUFFIX = ".corrupt-"  # <index folder>.corrupt-<time>: damaged stores set aside (store.damage)
 
 _SQLITE_SIDES = ("", "-wal", "-shm", "-journal")
 # every name Sylk writes at the top of an index folder, and the patterns of its temporary files
-_NAMES = frozenset({META_FILE, META_TMP, LOCK_FILE, TANTIVY_DIR, GRAMS_DIR, VECTORS_DIR, SYMBOLS_FILE}
+_NAMES = frozenset({META_FILE, META_TMP, LOCK_FILE, TANTIVY_DIR, GRAMS_DIR, *VECTOR_DIRS, SYMBOLS_FILE}
                    | {MANIFEST_FILE + s for s in _SQLITE_SIDES}
                    | {EMBEDDING_CACHE_FILE + s for s in _SQLITE_SIDES}
                    | {f"{EMBEDDING_CACHE_FILE}.corrupt{s}" for s in _SQLITE_SIDES})

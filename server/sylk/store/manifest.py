@@ -137,6 +137,10 @@ def _skip_row(t: Sequence) -> tuple[str, str, int, int]:
 
 
 MERKLE_META = "merkle_root"
+# The largest chunk id ever written: ids are never handed out twice in an index's life, so
+# a vector saved for a chunk since deleted (while its store was not loaded) can never be
+# taken for a new chunk's (store.stores.Stores.open)
+CHUNK_ID_HIGH_META = "chunk_id_high"
 
 
 def merkle_root(rows: Iterable[tuple[str, str]]) -> str:
@@ -219,6 +223,11 @@ class Manifest(ChunkRows, Annotations):
             row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
+    def chunk_id_high(self) -> int:
+        """The largest chunk id ever recorded (0 for an index older than the record)."""
+        value = self.get_meta(CHUNK_ID_HIGH_META)
+        return int(value) if value and value.isdigit() else 0
+
     def set_meta(self, **values: str) -> None:
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", values.items())
@@ -281,8 +290,13 @@ class Manifest(ChunkRows, Annotations):
             upserts = list(upserts)
             db.executemany("DELETE FROM chunks WHERE path=?", ((p,) for p in deletes))
             db.executemany("DELETE FROM chunks WHERE path=?", ((f.record.path,) for f in upserts))
+            chunks = list(chunks)
             db.executemany("INSERT INTO chunks (id, path, start_line, end_line, language, type, kind, symbol, "
                            "container, text_hash, embed_text, exported) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", chunks)
+            if chunks:
+                db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+                           "value=max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                           (CHUNK_ID_HIGH_META, str(max(c.id for c in chunks))))
             db.executemany("DELETE FROM skipped WHERE path=?", ((f.record.path,) for f in upserts))
             db.executemany(
                 "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",

@@ -58,6 +58,8 @@ class Stores:
         self.rebuilt_reason: str | None = None  # why the stores started over at open
         self.unclean = False  # the last writer did not close (a kill, a crash)
         self.vectors: VectorIndex | None = None  # attached once the model is loaded
+        # the quick pass's vectors (engine.embedding): chunks the model has not embedded yet
+        self.quick: VectorIndex | None = None
         self.index_lock = threading.Lock()
         self.vectors_lock = threading.Lock()
         self._writer_lock: WriterLock | None = None
@@ -91,8 +93,10 @@ class Stores:
         except BaseException:
             stores._release(clean=False)
             raise
-        # after a crash Tantivy may hold chunks the manifest never recorded: never reuse their ids
-        stores._next_chunk_id = max(stores.manifest.max_chunk_id(), stores.lexical.max_chunk_id())
+        # after a crash Tantivy may hold chunks the manifest never recorded, and a deleted
+        # chunk may still have a saved vector: never reuse an id
+        stores._next_chunk_id = max(stores.manifest.max_chunk_id(), stores.lexical.max_chunk_id(),
+                                    stores.manifest.chunk_id_high())
         stores._opened = (stores._next_chunk_id, stores.manifest.chunk_counts()["chunks"])
         return stores
 
@@ -199,11 +203,15 @@ class Stores:
             problem = self._try_open(True, False)
             if problem is not None:
                 raise IndexError_(f"the index in {self.index_dir} could not be started over ({problem})")
-            if self.vectors is not None:
-                self.vectors.clear()
+            for vectors in self.vector_indexes():
+                vectors.clear()
             self._next_chunk_id = 0
 
     # state ----------------------------------------------------------------
+    def vector_indexes(self) -> list[VectorIndex]:
+        """The vector indexes attached now (the model's, the quick pass's)."""
+        return [v for v in (self.vectors, self.quick) if v is not None]
+
     @property
     def writable(self) -> bool:
         return self.lexical.writable
@@ -243,18 +251,21 @@ class Stores:
         """Write to the manifest (``Manifest.apply``) and drop the vectors of the chunks it
         replaces or deletes (of the files ``forget``), as one step for the embedding thread."""
         with self.vectors_lock:
-            ids = self.manifest.chunk_ids(forget) if self.vectors is not None and forget else []
+            attached = self.vector_indexes()
+            ids = self.manifest.chunk_ids(forget) if attached and forget else []
             self.manifest.apply(*args, **kw)
-            if ids and self.vectors is not None:
-                self.vectors.remove(ids)
+            if ids:
+                for vectors in attached:
+                    vectors.remove(ids)
 
     # closing --------------------------------------------------------------
     def close(self) -> None:
         """Close every store; a writer saves its vectors first and then says, in the lock
         file, that it closed cleanly."""
         if self.writable:
-            if self.vectors is not None and self.vectors.dirty:
-                self.vectors.save()
+            for vectors in self.vector_indexes():
+                if vectors.dirty:
+                    vectors.save()
             self.manifest.merkle_root()  # kept for the next reader
         self.lexical.close()
         self.manifest.close()

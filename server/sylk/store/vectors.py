@@ -157,6 +157,7 @@ class VectorIndex:
         self.rebuilt_reason = rebuilt_reason
         self._index = index if index is not None else _new_index(self.dim)
         self._lock = threading.RLock()
+        self._sample: tuple[int, np.ndarray] | None = None  # (ntotal when drawn, the sample)
         self._dirty = index is None and rebuilt_reason is not None
         if index is not None and not _is_current(index):
             self._index = _converted(index, self.dim)
@@ -289,6 +290,23 @@ class VectorIndex:
         if missing:
             raise KeyError(f"no vector for ids {missing[:10]}{'...' if len(missing) > 10 else ''}")
         return out
+
+    def sample(self, n: int) -> np.ndarray:
+        """Up to ``n`` stored vectors, evenly spaced in storage order: what the scores of a
+        query against the whole index look like (search.nearest calibrates with it). Drawn
+        again once the index has grown or shrunk by a tenth since the last draw."""
+        with self._lock:
+            total = int(self._index.ntotal)
+            cached = self._sample
+            if cached is not None and abs(total - cached[0]) <= total // 10 and (total > 0) == (cached[0] > 0):
+                return cached[1]
+            inner = self._index.index
+            positions = np.unique(np.linspace(0, total - 1, num=min(n, total)).astype(np.int64)) if total else []
+            out = np.empty((len(positions), self.dim), dtype=np.float32)
+            for row, pos in enumerate(positions):
+                out[row] = inner.reconstruct(int(pos))
+            self._sample = (total, out)
+            return out
 
     def ids(self) -> np.ndarray:
         with self._lock:
