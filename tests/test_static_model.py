@@ -135,3 +135,54 @@ def test_refining_moves_a_table_toward_the_teachers_embeddings() -> None:
     # rows of tokens no text holds are left as they were
     unseen = np.setdiff1d(np.arange(vocab), fit_bag.ids)
     assert np.array_equal(refined[unseen], start[unseen])
+
+
+# --- the packaged table (the quick pass's model) ---------------------------------------------
+
+def test_the_packaged_table_is_int8_rows_with_a_scale_each_and_matches_its_notice() -> None:
+    from sylk.embed.static_encoder import PACKAGED_STATIC_DIR, SCALES, VECTORS, read_meta
+    from sylk.embed.static_encoder import table as read_table
+
+    meta = read_meta(PACKAGED_STATIC_DIR)
+    rows, scales = np.load(PACKAGED_STATIC_DIR / VECTORS), np.load(PACKAGED_STATIC_DIR / SCALES)
+    assert rows.dtype == np.int8 and rows.shape == (VOCAB, meta["dims"]) and scales.shape == (VOCAB,)
+    notice = (PACKAGED_STATIC_DIR / "NOTICE").read_text(encoding="utf-8")
+    for name in (VECTORS, SCALES):
+        digest = hashlib.sha256((PACKAGED_STATIC_DIR / name).read_bytes()).hexdigest()
+        assert meta[f"{name.split('.')[0]}_sha256"] == digest
+        assert any(line.split() == [name, digest] for line in notice.splitlines())
+    assert "Apache License, Version 2.0" in (PACKAGED_STATIC_DIR / "LICENSE").read_text(encoding="utf-8")
+    full = read_table(PACKAGED_STATIC_DIR)
+    assert np.allclose(full, rows.astype(np.float32) * scales[:, None])
+
+
+def test_a_damaged_scale_file_is_refused(tmp_path: Path) -> None:
+    from sylk.embed.static_encoder import PACKAGED_STATIC_DIR
+
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in ("vectors.npy", "scales.npy", "model.json"):
+        (copy / name).write_bytes((PACKAGED_STATIC_DIR / name).read_bytes())
+    data = bytearray((copy / "scales.npy").read_bytes())
+    data[-1] ^= 0xFF
+    (copy / "scales.npy").write_bytes(bytes(data))
+    embedder, message = load_embedder(EmbeddingSettings(model_path=str(copy)), tmp_path)
+    assert embedder is None and "scales.npy does not match the sha256" in message
+
+
+def test_the_build_tools_quantization_keeps_every_text_where_it_was() -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from build_static_model import quantized
+
+    table = np.random.default_rng(5).standard_normal((VOCAB, 32)).astype(np.float32)
+    table[7] = 0  # a row of zeros keeps a zero scale
+    rows, scales = quantized(table)
+    back = rows.astype(np.float32) * scales[:, None]
+    assert rows.dtype == np.int8 and scales[7] == 0 and not back[7].any()
+    tok = tokenizer()
+    for text in ("def retry_with_backoff(attempts):", "parse the configuration file"):
+        ids = tok.encode(text, add_special_tokens=False).ids
+        a, b = table[ids].mean(axis=0), back[ids].mean(axis=0)
+        assert float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)) > 0.999

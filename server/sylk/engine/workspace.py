@@ -406,7 +406,7 @@ class Workspace:
             skipped=self._skipped_files(skipped_limit), read_only=not self.writable,
             merkle_root=self.manifest.merkle_root(store=self.writable),
             chunks=chunks["chunks"], embedded=chunks["embedded"], pending=chunks["pending"],
-            embed_failures=chunks["failed"])
+            embed_failures=chunks["failed"], quick=len(self.stores.quick) if self.stores.quick is not None else 0)
 
 
 def semantic_state(settings: Settings, ws: Workspace | None) -> str:

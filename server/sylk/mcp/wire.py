@@ -62,9 +62,15 @@ def semantic_json(index: IndexState, state: str, message: str | None) -> dict[st
     chunks, embedded = index.chunks, index.embedded
     out: dict[str, Any] = {"state": state, "embeddedChunks": embedded, "totalChunks": chunks,
                            "complete": state == "ready" and index.pending == 0}
+    if index.quick:
+        out["quickChunks"] = index.quick
     if state in ("off", "unavailable"):
         out["note"] = "semantic search is unavailable; results are lexical only" + (
             f" ({message})" if message else "")
+    elif not out["complete"] and embedded + index.quick >= chunks:
+        out["note"] = (f"{embedded} of {chunks} chunks embedded; the other {chunks - embedded} are searched by the "
+                       "quick pass's static model (less precise) until embedding, which continues in the "
+                       "background, reaches them")
     elif not out["complete"]:
         out["note"] = (f"{embedded} of {chunks} chunks embedded; embedding continues in the background, "
                        "so semantic and hybrid results may miss the rest")
@@ -85,7 +91,7 @@ def status_json(ws: WorkspaceService, state: str, notes: Sequence[str],
     out.update({
         "files": st["files"], "symbols": st["symbols"],
         "chunks": st["chunks"], "embedded": st["embedded"], "pending": st["pending"],
-        "embedFailures": st["embedFailures"],
+        "embedFailures": st["embedFailures"], "quick": st["quick"],
         "languages": st["languages"],
         "lastIndexed": iso(st["lastIndexed"]),
         "indexDir": st["indexDir"], "indexBytes": st["indexBytes"],
