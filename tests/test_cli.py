@@ -19,9 +19,11 @@ def sylk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
 def test_index_prints_a_summary_line(workspace: Path):
     r = sylk("index", str(workspace))
     assert r.returncode == 0, r.stderr
-    summary, embedded = r.stdout.strip().splitlines()
+    summary, quick, embedded = r.stdout.strip().splitlines()
     assert summary.startswith(f"{workspace}: 16 files, ") and "16 added" in summary
-    assert embedded.startswith("embedded ") and "chunks" in embedded
+    chunks = int(embedded.split()[1])
+    assert quick.startswith(f"quick pass: {chunks} chunks searchable by meaning in ") and "static model" in quick
+    assert embedded.startswith(f"embedded {chunks} chunks in ") and "all-MiniLM-L6-v2" in embedded
     assert "\r" not in r.stderr  # no progress bar without a terminal
     again = sylk("index", str(workspace))
     assert "0 added, 0 changed, 0 deleted, 16 unchanged" in again.stdout
