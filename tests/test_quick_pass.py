@@ -70,6 +70,14 @@ def test_the_models_vectors_replace_the_quick_ones_chunk_by_chunk(quick_only: Wo
     assert len(stores.quick) == 0 and len(stores.vectors) == chunks
     done = quick_only.search(SearchRequest(QUERY, "hybrid", limit=5))
     assert done.index.quick == 0 and done.semantic_quick == 0 and done.notes is None
+    quick_only.close()
+    again = Workspace(quick_only.root, quick_only.settings)  # a finished index: the static model is not loaded
+    try:
+        assert again.search(SearchRequest(QUERY, "hybrid", limit=5)).hits
+        assert again.stores.quick is not None and len(again.stores.quick) == 0
+        assert again.semantic._quick_embedder is None and not again.semantic._quick_tried
+    finally:
+        again.close()
 
 
 def test_a_deleted_file_takes_its_quick_vectors_along_and_ids_are_not_reused(quick_only: Workspace):

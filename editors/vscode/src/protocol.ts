@@ -311,6 +311,8 @@ export interface IndexStatus {
   pending?: number;
   /** Chunks the embedding model failed on, even alone: left out of semantic search. */
   embedFailures?: number;
+  /** Chunks not embedded yet that have a vector of the quick pass's static model. */
+  quick?: number;
   languages?: { language: string; files: number; symbols: number }[];
   indexBytes?: number;
   lastIndexed?: number | null;
@@ -370,7 +372,7 @@ export const SEARCH_FILTERS_FIELDS: AllFields<SearchFilters> = {
 
 export const INDEX_STATUS_FIELDS: AllFields<IndexStatus> = {
   ready: true, indexing: true, embedding: true, root: true, indexDir: true, files: true, symbols: true,
-  chunks: true, embedded: true, pending: true, embedFailures: true, languages: true, indexBytes: true,
+  chunks: true, embedded: true, pending: true, embedFailures: true, quick: true, languages: true, indexBytes: true,
   lastIndexed: true, skipped: true, readOnly: true, merkleRoot: true, semantic: true, watch: true, lastRun: true,
   trusted: true, trustMessage: true, folders: true,
 };

@@ -50,6 +50,12 @@ def verified_id(model_dir: Path, name: str) -> str:
     return f"{name}@{digest[:12]}"
 
 
+def packaged_static_identity() -> tuple[str, int]:
+    """(model id, dimensions) of the packaged static model, its table checked against its
+    sha256, without loading it (the quick store is opened with them)."""
+    return verified_id(PACKAGED_STATIC_DIR, PACKAGED_STATIC_NAME), int(read_meta(PACKAGED_STATIC_DIR)["dims"])
+
+
 def table(model_dir: Path) -> np.ndarray:
     """The token table as float32: int8 rows times their scales, or float16 rows."""
     rows = np.load(model_dir / VECTORS)

@@ -36,6 +36,7 @@ import numpy as np
 from ..config import EmbeddingSettings, cache_root
 from ..embed.embedder import Embedder, embed_cached
 from ..embed.loading import load_embedder, load_quick_embedder
+from ..embed.static_encoder import packaged_static_identity
 from ..store import integrity
 from ..store.embedding_cache import EmbeddingCache
 from ..store.chunk_rows import PendingChunk
@@ -77,7 +78,8 @@ class EmbedQueue:
         self.stores = stores
         self.settings = settings
         self.embedder: Embedder | None = None
-        self.quick_embedder: Embedder | None = None  # the quick pass's static model
+        self._quick_embedder: Embedder | None = None  # the quick pass's static model (quick_embedder)
+        self._quick_tried = False
         self.message: str | None = None  # why semantic search is unavailable
         self.tried = False
         self._load_lock = threading.Lock()
@@ -97,7 +99,7 @@ class EmbedQueue:
                 self.message = message or "no embedding model could be loaded"
                 return f"{self.message}; serving lexical results only"
             vectors = VectorIndex.open(self.stores.index_dir / VECTORS_DIR, embedder.model_id, embedder.dim)
-            quick_embedder, quick = self._load_quick(embedder)
+            quick = self._load_quick(embedder)
             note = None
             if vectors.rebuilt_reason and self.stores.writable:
                 self.stores.manifest.reset_embedded()
@@ -110,19 +112,33 @@ class EmbedQueue:
             if quick is not None and self.stores.writable:
                 self._reconcile_quick(quick)
             self.embedder, self.stores.vectors = embedder, vectors
-            self.quick_embedder, self.stores.quick = quick_embedder, quick
+            self.stores.quick = quick
             return note
 
-    def _load_quick(self, embedder: Embedder) -> tuple[Embedder | None, VectorIndex | None]:
-        """The quick pass's model and vectors, unless it is off or the model is static itself."""
+    def _load_quick(self, embedder: Embedder) -> VectorIndex | None:
+        """The quick pass's vectors, unless it is off or the model is static itself. Its
+        model is loaded when first needed (``quick_embedder``): a search of a finished
+        index (an empty quick store) never pays for it."""
         if not self.settings.quick_pass or embedder.model_id.startswith("static:"):
-            return None, None
-        quick_embedder, why = load_quick_embedder()
-        if quick_embedder is None:
-            log.warning("no quick pass: %s", why)
-            return None, None
-        return quick_embedder, VectorIndex.open(self.stores.index_dir / QUICK_VECTORS_DIR, quick_embedder.model_id,
-                                                quick_embedder.dim)
+            return None
+        try:
+            model_id, dim = packaged_static_identity()
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("no quick pass: the packaged static model is damaged (%s)", exc)
+            return None
+        return VectorIndex.open(self.stores.index_dir / QUICK_VECTORS_DIR, model_id, dim)
+
+    @property
+    def quick_embedder(self) -> Embedder | None:
+        """The quick pass's model, loaded on first use while the quick store is attached."""
+        if self._quick_embedder is None and not self._quick_tried and self.stores.quick is not None:
+            with self._load_lock:
+                if not self._quick_tried:
+                    self._quick_tried = True
+                    self._quick_embedder, why = load_quick_embedder()
+                    if self._quick_embedder is None:
+                        log.warning("no quick pass: %s", why)
+        return self._quick_embedder
 
     def unload(self) -> None:
         """Forget the model and detach the vectors (saved first), so that the next ``load``
@@ -136,7 +152,8 @@ class EmbedQueue:
                     if self.stores.writable and vectors.dirty:
                         vectors.save()
                 self.stores.vectors = self.stores.quick = None
-            self.embedder, self.quick_embedder, self.message, self.tried = None, None, None, False
+            self.embedder, self.message, self.tried = None, None, False
+            self._quick_embedder, self._quick_tried = None, False
 
     def _reconcile(self, vectors: VectorIndex) -> None:
         """Make the manifest and the vectors agree after a crash or an index run without the
@@ -165,11 +182,14 @@ class EmbedQueue:
             self.lock.release()
 
     def _quick_locked(self, cancel: threading.Event) -> int:
-        quick_embedder, quick = self.quick_embedder, self.stores.quick
-        if quick_embedder is None or quick is None:
+        quick = self.stores.quick
+        if quick is None:
             return 0
         have = set(quick.ids().tolist())
         todo = [i for i in self.stores.manifest.pending_order() if i not in have]
+        quick_embedder = self.quick_embedder if todo else None
+        if quick_embedder is None:
+            return 0
         done = 0
         for start in range(0, len(todo), QUICK_BATCH):
             if cancel.is_set():

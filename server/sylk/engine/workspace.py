@@ -260,8 +260,8 @@ class Workspace:
 
     def vector_spaces(self) -> tuple[VectorSpace | None, VectorSpace | None]:
         """(the model's, the quick pass's) vectors as search.nearest takes them."""
-        embedder, vectors = self.semantic.embedder, self.stores.vectors
-        quick_embedder, quick = self.semantic.quick_embedder, self.stores.quick
+        embedder, vectors, quick = self.semantic.embedder, self.stores.vectors, self.stores.quick
+        quick_embedder = self.semantic.quick_embedder if quick is not None and len(quick) else None
         return (VectorSpace(embedder, vectors) if embedder is not None and vectors is not None else None,
                 VectorSpace(quick_embedder, quick) if quick_embedder is not None and quick is not None else None)
 
