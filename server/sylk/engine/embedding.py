@@ -80,6 +80,7 @@ class EmbedQueue:
         self.embedder: Embedder | None = None
         self._quick_embedder: Embedder | None = None  # the quick pass's static model (quick_embedder)
         self._quick_tried = False
+        self._quick_load_lock = threading.Lock()
         self.message: str | None = None  # why semantic search is unavailable
         self.tried = False
         self._load_lock = threading.Lock()
@@ -132,7 +133,7 @@ class EmbedQueue:
     def quick_embedder(self) -> Embedder | None:
         """The quick pass's model, loaded on first use while the quick store is attached."""
         if self._quick_embedder is None and not self._quick_tried and self.stores.quick is not None:
-            with self._load_lock:
+            with self._quick_load_lock:  # not _load_lock: unload() holds it while it waits for a pass
                 if not self._quick_tried:
                     self._quick_tried = True
                     self._quick_embedder, why = load_quick_embedder()
