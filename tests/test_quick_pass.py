@@ -181,3 +181,14 @@ def test_a_chunk_in_both_spaces_counts_with_the_models_vector_and_a_tiny_space_u
     assert nearest("q", 5, main, quick) == [(1, pytest.approx(float(_unit(0.1, 1) @ q)))]
     only_quick = nearest("q", 5, None, quick)
     assert only_quick[0][0] == 1 and only_quick[0][1] > FALLBACK_MAIN[0]
+
+
+def test_mcp_says_the_quick_model_stands_in_for_the_rest():
+    from sylk.mcp.wire import semantic_json
+    from sylk.search.results import IndexState
+
+    partly = semantic_json(IndexState(10, 100, 30, 70, False, quick=70), "ready", None)
+    assert partly["quickChunks"] == 70 and partly["complete"] is False
+    assert partly["note"].startswith("30 of 100 chunks embedded; the other 70 are searched by the quick pass's")
+    without = semantic_json(IndexState(10, 100, 30, 70, False), "ready", None)
+    assert "quickChunks" not in without and without["note"].endswith("may miss the rest")

@@ -59,7 +59,8 @@ expand also searches the words inside identifiers and synonyms ("expandedTerms")
 
 Pagination: "totalHits" counts the matches found, "nextOffset" is the offset of the \
 next page (null when there is none). "semantic" says how complete the semantic side is: \
-while embedding runs, semantic and hybrid results cover only the embedded part. Lines \
+while embedding runs, the chunks not embedded yet are searched by a quick static model \
+("quickChunks"; less precise), or not at all when the quick pass is off. Lines \
 are where the code is now, even in a file changed since it was indexed; a hit with \
 "stale": true could not be found in its changed file (its lines are the old ones, its \
 snippet empty): reindex and search again."""
@@ -104,7 +105,7 @@ are included."""
 
 GET_STATUS_DOC = """\
 The index of this workspace: files, symbols, chunks, how many chunks are embedded and \
-pending (semantic search covers only embedded chunks), languages, skipped files \
+pending ("quick": the pending chunks a quick static model stands in for), languages, skipped files \
 (total, and per reason its count and the first 20 files; skipped="all" lists every \
 one), the last indexing run, and what runs now ("state": opening, indexing, \
 embedding or ready, with progress). "roots" says where the workspace folders come \
