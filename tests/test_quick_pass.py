@@ -75,7 +75,7 @@ def test_the_models_vectors_replace_the_quick_ones_chunk_by_chunk(quick_only: Wo
     try:
         assert again.search(SearchRequest(QUERY, "hybrid", limit=5)).hits
         assert again.stores.quick is not None and len(again.stores.quick) == 0
-        assert again.semantic._quick_embedder is None and not again.semantic._quick_tried
+        assert again.semantic.quick._embedder is None and not again.semantic.quick._tried
     finally:
         again.close()
 

@@ -3,16 +3,8 @@ queue of chunks to embed (files opened or saved in the editor first, then the mo
 recently modified files). One pass at a time; vectors are saved before the manifest
 marks their chunks embedded, so a crash loses at most the work since the last save.
 
-**The quick pass.** Before the model's pass (minutes for a large tree: about 100 chunks/s
-on a laptop's CPU), every chunk not embedded yet gets a vector of the packaged static
-model (``embed.static_encoder``: thousands of chunks a second) in a store of its own
-(``Stores.quick``), so search by meaning covers the whole workspace seconds after the
-text index does (search.nearest merges the two spaces). The model's pass then replaces
-those vectors chunk by chunk: a chunk it embeds leaves the quick store at once, and a
-complete index holds no quick vector. The quick store keeps only chunks that exist and
-are not embedded (``_reconcile_quick`` at load; ``Stores.apply`` drops deleted chunks';
-chunk ids are never reused), and it is saved with the model's vectors. Off with
-``embedding.quickPass = false``, and when the model is itself a static one.
+Before the model's pass, the quick pass (engine.quick_pass) gives every pending chunk a
+static vector, which the model's vectors replace chunk by chunk.
 
 A chunk the model fails on even alone (embed.embedder halves a failing batch down to
 single texts) is marked failed in the manifest (EMBED_FAILED): not pending, so no pass
@@ -35,14 +27,14 @@ import numpy as np
 
 from ..config import EmbeddingSettings, cache_root
 from ..embed.embedder import Embedder, embed_cached
-from ..embed.loading import load_embedder, load_quick_embedder
-from ..embed.static_encoder import packaged_static_identity
+from ..embed.loading import load_embedder
 from ..store import integrity
 from ..store.embedding_cache import EmbeddingCache
 from ..store.chunk_rows import PendingChunk
-from ..store.layout import QUICK_VECTORS_DIR, VECTORS_DIR
+from ..store.layout import VECTORS_DIR
 from ..store.stores import Stores
 from ..store.vectors import VectorIndex
+from .quick_pass import QuickPass
 
 log = logging.getLogger("sylk")
 
@@ -52,7 +44,6 @@ log = logging.getLogger("sylk")
 # otherwise.
 HOLD_ENV = "SYLK_HOLD_EMBED"
 FAILURES_LOGGED = 10  # chunks the model failed on named in the log per pass; the rest counted
-QUICK_BATCH = 4096  # chunks read from the manifest and embedded per step of the quick pass
 
 
 class _Cancelled(Exception):
@@ -78,9 +69,7 @@ class EmbedQueue:
         self.stores = stores
         self.settings = settings
         self.embedder: Embedder | None = None
-        self._quick_embedder: Embedder | None = None  # the quick pass's static model (quick_embedder)
-        self._quick_tried = False
-        self._quick_load_lock = threading.Lock()
+        self.quick = QuickPass(stores)
         self.message: str | None = None  # why semantic search is unavailable
         self.tried = False
         self._load_lock = threading.Lock()
@@ -100,7 +89,6 @@ class EmbedQueue:
                 self.message = message or "no embedding model could be loaded"
                 return f"{self.message}; serving lexical results only"
             vectors = VectorIndex.open(self.stores.index_dir / VECTORS_DIR, embedder.model_id, embedder.dim)
-            quick = self._load_quick(embedder)
             note = None
             if vectors.rebuilt_reason and self.stores.writable:
                 self.stores.manifest.reset_embedded()
@@ -110,36 +98,14 @@ class EmbedQueue:
                 retried = self.stores.manifest.retry_embed_failed()  # one more try per load
                 if retried:
                     log.info("%d chunks the model failed on before are tried again", retried)
-            if quick is not None and self.stores.writable:
-                self._reconcile_quick(quick)
             self.embedder, self.stores.vectors = embedder, vectors
-            self.stores.quick = quick
+            self.stores.quick = self.quick.open(self.settings, embedder)
             return note
-
-    def _load_quick(self, embedder: Embedder) -> VectorIndex | None:
-        """The quick pass's vectors, unless it is off or the model is static itself. Its
-        model is loaded when first needed (``quick_embedder``): a search of a finished
-        index (an empty quick store) never pays for it."""
-        if not self.settings.quick_pass or embedder.model_id.startswith("static:"):
-            return None
-        try:
-            model_id, dim = packaged_static_identity()
-        except (OSError, ValueError, KeyError) as exc:
-            log.warning("no quick pass: the packaged static model is damaged (%s)", exc)
-            return None
-        return VectorIndex.open(self.stores.index_dir / QUICK_VECTORS_DIR, model_id, dim)
 
     @property
     def quick_embedder(self) -> Embedder | None:
-        """The quick pass's model, loaded on first use while the quick store is attached."""
-        if self._quick_embedder is None and not self._quick_tried and self.stores.quick is not None:
-            with self._quick_load_lock:  # not _load_lock: unload() holds it while it waits for a pass
-                if not self._quick_tried:
-                    self._quick_tried = True
-                    self._quick_embedder, why = load_quick_embedder()
-                    if self._quick_embedder is None:
-                        log.warning("no quick pass: %s", why)
-        return self._quick_embedder
+        """The quick pass's static model (loaded on first use)."""
+        return self.quick.embedder
 
     def unload(self) -> None:
         """Forget the model and detach the vectors (saved first), so that the next ``load``
@@ -154,7 +120,7 @@ class EmbedQueue:
                         vectors.save()
                 self.stores.vectors = self.stores.quick = None
             self.embedder, self.message, self.tried = None, None, False
-            self._quick_embedder, self._quick_tried = None, False
+            self.quick.forget()
 
     def _reconcile(self, vectors: VectorIndex) -> None:
         """Make the manifest and the vectors agree after a crash or an index run without the
@@ -163,54 +129,15 @@ class EmbedQueue:
         with self.stores.vectors_lock:
             integrity.reconcile_vectors(self.stores.manifest, vectors)
 
-    def _reconcile_quick(self, quick: VectorIndex) -> None:
-        """Keep the quick vectors of the chunks that exist and are not embedded; the others
-        (embedded since, deleted while the quick store was not loaded) leave."""
-        with self.stores.vectors_lock:
-            keep = self.stores.manifest.all_chunk_ids() - self.stores.manifest.embedded_ids()
-            stale = set(quick.ids().tolist()) - keep
-            if stale:
-                quick.remove(sorted(stale))
-
     def quick_pass(self, cancel: threading.Event | None = None) -> int:
         """Give every pending chunk without one a quick vector; returns how many. Returns 0
         at once when the model's pass is running (it gives new chunks theirs as it goes)."""
         if not self.stores.writable or not self.lock.acquire(blocking=False):
             return 0
         try:
-            return self._quick_locked(cancel or threading.Event())
+            return self.quick.run(cancel or threading.Event())
         finally:
             self.lock.release()
-
-    def _quick_locked(self, cancel: threading.Event) -> int:
-        quick = self.stores.quick
-        if quick is None:
-            return 0
-        have = set(quick.ids().tolist())
-        todo = [i for i in self.stores.manifest.pending_order() if i not in have]
-        quick_embedder = self.quick_embedder if todo else None
-        if quick_embedder is None:
-            return 0
-        done = 0
-        for start in range(0, len(todo), QUICK_BATCH):
-            if cancel.is_set():
-                break
-            rows = self.stores.manifest.pending_rows(todo[start:start + QUICK_BATCH])
-            try:
-                found = quick_embedder.embed([r.embed_text or "" for r in rows])
-            except Exception as exc:  # noqa: BLE001 - the model's pass still covers these chunks
-                log.warning("the quick pass stopped: %s", exc)
-                break
-            with self.stores.vectors_lock:
-                # chunks re-indexed, deleted or embedded meanwhile get no quick vector
-                still = {r.id for r in self.stores.manifest.pending_rows([r.id for r in rows])}
-                keep = [i for i, r in enumerate(rows) if r.id in still]
-                if keep:
-                    quick.add(np.fromiter((rows[i].id for i in keep), dtype=np.int64, count=len(keep)), found[keep])
-            done += len(keep)
-        if quick.dirty:
-            quick.save()
-        return done
 
     @property
     def ready(self) -> bool:
@@ -276,7 +203,7 @@ class EmbedQueue:
                 rows = self.stores.manifest.pending_for_paths(self._take_priority())
                 if not rows:
                     if pos >= len(order):  # the order is used up: what is pending now (new chunks too)
-                        self._quick_locked(cancel)  # new chunks get their quick vectors first
+                        self.quick.run(cancel)  # new chunks get their quick vectors first
                         order, pos = self.stores.manifest.pending_order(), 0
                         if not order:
                             break
@@ -299,8 +226,7 @@ class EmbedQueue:
                     if rows:
                         ids = np.fromiter((r.id for r in rows), dtype=np.int64, count=len(rows))
                         vectors.add(ids, np.stack([found[r.text_hash] for r in rows]))
-                        if self.stores.quick is not None:  # the model's vector replaces the quick one
-                            self.stores.quick.remove(ids)
+                        self.quick.replaced(ids)  # the model's vector replaces the quick one
                         # in FAISS now: marked so the next pending query does not return them again
                         self.stores.manifest.set_embedded(ids.tolist(), True, durable=False)
                     if bad:  # not pending any more: the pass goes on without them
