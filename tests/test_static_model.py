@@ -186,3 +186,12 @@ def test_the_build_tools_quantization_keeps_every_text_where_it_was() -> None:
         ids = tok.encode(text, add_special_tokens=False).ids
         a, b = table[ids].mean(axis=0), back[ids].mean(axis=0)
         assert float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)) > 0.999
+
+
+def test_the_quick_stores_identity_is_the_one_the_loaded_model_gives() -> None:
+    from sylk.embed.loading import load_quick_embedder
+    from sylk.embed.static_encoder import packaged_static_identity
+
+    embedder, why = load_quick_embedder()
+    assert embedder is not None, why
+    assert packaged_static_identity() == (embedder.model_id, embedder.dim)
