@@ -96,6 +96,22 @@ def test_the_rewrite_changes_no_output(model_dir: Path) -> None:
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-6)
 
 
+def test_a_one_shot_model_embeds_as_the_optimized_one(model_dir: Path) -> None:
+    """``sylk search`` builds the session unoptimized (to start in a tenth of the time):
+    the query lands on the same vector, so its results are the same."""
+    import onnxruntime as ort
+
+    fast_start, optimized = OnnxEncoder(model_dir, one_shot=True), OnnxEncoder(model_dir)
+    level = lambda e: e.session.get_session_options().graph_optimization_level  # noqa: E731
+    assert level(fast_start) == ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    assert level(optimized) == ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    texts = [*CODE, "how are cookies parsed", "x"]
+    cosine = np.sum(fast_start.encode(texts, query=True) * optimized.encode(texts, query=True), axis=1)
+    assert cosine.min() >= 0.99999
+    loaded, message = load_embedder(EmbeddingSettings(), model_dir.parent.parent, one_shot=True)
+    assert message is None and loaded is not None and loaded.model_id == PACKAGED_MODEL_ID
+
+
 def test_a_model_without_the_pattern_is_left_alone(model_dir: Path) -> None:
     model = (model_dir / "model.onnx").read_bytes()
     once, tables = gather_int8_rows(model)
