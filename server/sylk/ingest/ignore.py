@@ -152,10 +152,11 @@ class _Layer:
     name_rule: _Match
     path_rule: _Match
     # The same patterns as one alternation, last pattern first, each alternative
-    # a capturing group: the first alternative that matches is the last matching
-    # pattern of the file (git's rule), and m.lastindex names it.
+    # a group named r<n>: the first alternative that matches is the last matching
+    # pattern of the file (git's rule), and m.lastgroup names it (the outermost
+    # group closes last).
     last_rule: _Match
-    ignores: tuple[bool, ...]  # by group index: True ignores, False is a "!negation"
+    ignores: tuple[bool, ...]  # the n of r<n>: True ignores, False is a "!negation"
     prefix: str = ""
     strip: int = 0
 
@@ -214,12 +215,10 @@ def _compile(lines: Iterable[str], *, prefix: str = "", strip: int = 0) -> _Laye
     if not patterns:
         return None
     patterns.reverse()
-    last_rule = re.compile("|".join(f"({r})" for r, _ in patterns)).match
-    ignores = [False]  # group 0
-    for r, ignore in patterns:
-        ignores.append(ignore)
-        ignores.extend([ignore] * re.compile(r).groups)  # inner groups, if any
-    return _Layer(_union(by_name), _union(by_path), last_rule, tuple(ignores), prefix, strip)
+    # named, not counted: counting a pattern's inner groups took a compile of each
+    # (a third of a layer's cost; every command pays it at start)
+    last_rule = re.compile("|".join(f"(?P<r{n}>{r})" for n, (r, _) in enumerate(patterns))).match
+    return _Layer(_union(by_name), _union(by_path), last_rule, tuple(ignore for _, ignore in patterns), prefix, strip)
 
 
 def _never(_: str) -> None:
@@ -254,7 +253,7 @@ def decide(stack: tuple[_Layer, ...], rel: str, is_dir: bool) -> bool:
         if layer.name_rule(name) is not None or layer.path_rule(p) is not None:
             m = layer.last_rule(p)
             if m is not None:
-                return layer.ignores[m.lastindex or 0]
+                return layer.ignores[int(m.lastgroup[1:])] if m.lastgroup else False
     return False
 
 
