@@ -215,7 +215,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         if not args.no_refresh:
             refresh(ws)
-        note = ws.load_semantic(one_shot=True) if req.mode != "lexical" else None
+        note = ws.load_semantic() if req.mode != "lexical" else None
         if note and ws.semantic_ready:  # the vectors started over (damaged, another model)
             print(f"sylk: {note}", file=sys.stderr)
         result = ws.search(req)

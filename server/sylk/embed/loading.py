@@ -82,9 +82,9 @@ def _make_embedder(settings: EmbeddingSettings, model_id: str, source: str, **kw
                     batch_size=settings.batch_size, source=source)
 
 
-def _packaged_embedder(settings: EmbeddingSettings, path: Path, one_shot: bool = False) -> Embedder:
+def _packaged_embedder(settings: EmbeddingSettings, path: Path) -> Embedder:
     """The packaged model, run without fastembed (``onnx_encoder`` says why)."""
-    return Embedder(OnnxEncoder(path, threads=_threads(settings), one_shot=one_shot), PACKAGED_MODEL_ID,
+    return Embedder(OnnxEncoder(path, threads=_threads(settings)), PACKAGED_MODEL_ID,
                     max_tokens=settings.max_tokens, batch_size=settings.batch_size,
                     source=f"packaged model {path}")
 
@@ -203,21 +203,18 @@ def _load_by_name(settings: EmbeddingSettings, cache_root: Path, *, allow_downlo
     return outcome[0]
 
 
-def load_embedder(settings: EmbeddingSettings, cache_root: Path,
-                  one_shot: bool = False) -> tuple[Embedder | None, str | None]:
-    """(the embedder, None) or (None, one message for the user). Never raises.
-    ``one_shot``: for a process that embeds a query or two and exits (the packaged model
-    then starts in a tenth of the time and embeds more slowly: ``OnnxEncoder``)."""
+def load_embedder(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | None, str | None]:
+    """(the embedder, None) or (None, one message for the user). Never raises."""
     if not settings.enabled:
         return None, "semantic search is disabled (embedding.enabled is false)"
     try:
-        return _load(settings, Path(cache_root), one_shot)
+        return _load(settings, Path(cache_root))
     except Exception as e:  # noqa: BLE001 - a broken model must never take Sylk down
         log.exception("loading the embedding model failed")
         return None, f"could not load the embedding model {settings.model}: {describe(e)}"
 
 
-def _load(settings: EmbeddingSettings, cache_root: Path, one_shot: bool) -> tuple[Embedder | None, str | None]:
+def _load(settings: EmbeddingSettings, cache_root: Path) -> tuple[Embedder | None, str | None]:
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     if settings.model_path:
         path = Path(settings.model_path).expanduser()
@@ -243,7 +240,7 @@ def _load(settings: EmbeddingSettings, cache_root: Path, one_shot: bool) -> tupl
             if path is None:
                 break
             try:
-                return _packaged_embedder(settings, path, one_shot), None
+                return _packaged_embedder(settings, path), None
             except Exception as e:  # noqa: BLE001
                 packaged_reason = f"the packaged model in {path} failed to load ({describe(e)})"
                 if attempt == 0:

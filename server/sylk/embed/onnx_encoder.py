@@ -13,26 +13,25 @@ numbers, the same pooling.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import folded_model
 from .int8_tables import int8_rows_model
+
+log = logging.getLogger(__name__)
 
 PAD_TOKEN_DEFAULT = "[PAD]"
 
 
-def _session(model: str, threads: int | None, one_shot: bool) -> Any:
+def _session(model: str, threads: int | None) -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    # Optimizing the graph folds every int8 weight into float32 once: 0.29 s to build the
-    # session, then 6 ms a query. A process that embeds one query and exits (``one_shot``:
-    # a ``sylk search`` from the terminal) skips it: 0.03 s, then 22 ms a query, the same
-    # vector within 2e-7 (bench/cli_search.py).
-    options.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_DISABLE_ALL if one_shot
-                                        else ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # no memory arena: it keeps the largest batch's memory for the life of the process
     # (50-300 MB on top of the model), and its reuse bought no speed here
     options.enable_cpu_mem_arena = False
@@ -40,6 +39,19 @@ def _session(model: str, threads: int | None, one_shot: bool) -> Any:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = threads
     return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _folded_session(source: Path, threads: int | None) -> Any:
+    """A session on the optimized copy of ``source`` (``folded_model``: a third of the
+    start and half the memory), on ``source`` itself when the copy cannot be had."""
+    folded = folded_model.folded_model(source)
+    if folded is not None:
+        try:
+            return _session(str(folded), threads)
+        except Exception as e:  # noqa: BLE001 - a damaged copy: ours to remove, built again next time
+            log.warning("the optimized copy %s failed to load (%s); running %s", folded.parent, e, source.name)
+            folded_model.forget(folded)
+    return _session(str(source), threads)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -50,10 +62,9 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 class OnnxEncoder:
-    """An ``embedder.Encoder``: one mean-pooled, L2-normalised float32 row per text.
-    ``one_shot``: built to start fast rather than to embed many texts fast (``_session``)."""
+    """An ``embedder.Encoder``: one mean-pooled, L2-normalised float32 row per text."""
 
-    def __init__(self, model_dir: Path, threads: int | None = None, one_shot: bool = False) -> None:
+    def __init__(self, model_dir: Path, threads: int | None = None) -> None:
         from tokenizers import Tokenizer
 
         model_dir = Path(model_dir)
@@ -67,7 +78,7 @@ class OnnxEncoder:
         if pad_id is None:
             raise ValueError(f"the tokenizer in {model_dir} has no id for its pad token {pad!r}")
         self.pad_id = int(pad_id)
-        self.session = _session(str(int8_rows_model(model_dir)), threads, one_shot)
+        self.session = _folded_session(int8_rows_model(model_dir), threads)
         self._inputs = {i.name for i in self.session.get_inputs()}
         if "input_ids" not in self._inputs:
             raise ValueError(f"the model in {model_dir} takes no input_ids (inputs: {sorted(self._inputs)})")

@@ -77,15 +77,14 @@ class EmbedQueue:
         self._priority_lock = threading.Lock()
         self._priority: dict[str, None] = {}  # paths to embed next, in order
 
-    def load(self, one_shot: bool = False) -> str | None:
+    def load(self) -> str | None:
         """Load the embedding model and the vector index (once). Returns a message for
-        the user when semantic search is unavailable or had to start over, else None.
-        ``one_shot``: this process embeds a query or two and exits (``load_embedder``)."""
+        the user when semantic search is unavailable or had to start over, else None."""
         with self._load_lock:
             if self.tried:
                 return None
             self.tried = True
-            embedder, message = load_embedder(self.settings, cache_root(), one_shot)
+            embedder, message = load_embedder(self.settings, cache_root())
             if embedder is None:
                 self.message = message or "no embedding model could be loaded"
                 return f"{self.message}; serving lexical results only"

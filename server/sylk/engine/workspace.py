@@ -233,11 +233,10 @@ class Workspace:
         self.lines.saved(rel)
 
     # the semantic side ------------------------------------------------------
-    def load_semantic(self, one_shot: bool = False) -> str | None:
+    def load_semantic(self) -> str | None:
         """Load the model and the vectors (once); a message when semantic search is off or
-        had to start over. ``one_shot``: for a command that searches once and exits (the
-        model starts fast, embeds slowly: ``EmbedQueue.load``)."""
-        return self.semantic.load(one_shot)
+        had to start over."""
+        return self.semantic.load()
 
     @property
     def embedder(self) -> Embedder | None:
