@@ -43,7 +43,7 @@ def _session(model: str, threads: int | None) -> Any:
 
 def _folded_session(source: Path, threads: int | None) -> Any:
     """A session on the optimized copy of ``source`` (``folded_model``: a third of the
-    start and half the memory), on ``source`` itself when the copy cannot be had."""
+    start, and no peak of memory for the optimization), on ``source`` itself when the copy cannot be had."""
     folded = folded_model.folded_model(source)
     if folded is not None:
         try:
