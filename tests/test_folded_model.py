@@ -94,3 +94,14 @@ def test_a_copy_that_cannot_be_written_leaves_the_model_running(model_dir: Path,
     encoder = OnnxEncoder(model_dir)
     assert Path(encoder.session._model_path) == int8_rows_model(model_dir)  # noqa: SLF001
     np.testing.assert_allclose(encoder.encode(TEXTS), _unfolded(model_dir), rtol=0, atol=1e-6)
+
+
+def test_a_folder_holding_other_files_is_never_removed(model_dir: Path) -> None:
+    source = int8_rows_model(model_dir)
+    folder = folded_model.folded_dir(source)
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not Sylk's", encoding="utf-8")
+    assert folded_model.folded_model(source) is None  # not built over it
+    encoder = OnnxEncoder(model_dir)  # the model runs as it is
+    assert Path(encoder.session._model_path) == source  # noqa: SLF001
+    assert (folder / "notes.txt").read_text(encoding="utf-8") == "not Sylk's"

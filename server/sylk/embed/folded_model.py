@@ -53,6 +53,14 @@ def _complete(folder: Path, source: Path) -> bool:
         return False
 
 
+def _ours(folder: Path) -> bool:
+    """Nothing in ``folder`` but what ``_build`` writes: safe to remove."""
+    try:
+        return {p.name for p in folder.iterdir()} <= {MODEL, WEIGHTS, STAMP}
+    except OSError:
+        return False
+
+
 def _build(source: Path, folder: Path) -> None:
     import onnxruntime as ort
 
@@ -85,7 +93,9 @@ def folded_model(source: Path) -> Path | None:
     if _complete(folder, source):
         return folder / MODEL
     try:
-        if folder.exists():  # left damaged: Sylk's own folder, built again
+        if folder.exists():  # left damaged: built again, if it holds only what Sylk writes there
+            if not _ours(folder):
+                raise OSError(f"{folder} holds files Sylk did not write; left as it is")
             shutil.rmtree(folder)
         _build(source, folder)
     except Exception as e:  # noqa: BLE001 - an optimization, never a reason to fail
@@ -95,6 +105,8 @@ def folded_model(source: Path) -> Path | None:
 
 
 def forget(model: Path) -> None:
-    """Remove the folder of a folded model that failed to load (built again next time)."""
-    shutil.rmtree(model.parent, ignore_errors=True)
+    """Remove the folder of a folded model that failed to load (built again next time);
+    only a folder that holds nothing but what ``_build`` writes."""
+    if _ours(model.parent):
+        shutil.rmtree(model.parent, ignore_errors=True)
 
