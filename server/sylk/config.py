@@ -19,7 +19,7 @@ import cattrs
 import platformdirs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from .languages import BY_NAME
+from .languages import BY_NAME, SPECS
 from .model import FUSIONS, RANKING_STAGES, SEARCH_MODES
 
 # The default embedding model (shipped with Sylk: see embed/embedder.py).
@@ -77,9 +77,10 @@ class SymbolSettings:
 
 
 # Languages whose own language server most editors run (pyright/Pylance, tsserver, gopls,
-# rust-analyzer, jdtls, OmniSharp): there Sylk's name-match definitions would only add
-# worse candidates beside the precise answer, so the editor gets none from Sylk.
-NAVIGATION_SKIP = ["python", "javascript", "typescript", "tsx", "go", "rust", "java", "csharp"]
+# rust-analyzer, jdtls, OmniSharp: ``own_server`` in languages/<name>.py): there Sylk's
+# name-match definitions would only add worse candidates beside the precise answer, so the
+# editor gets none from Sylk.
+NAVIGATION_SKIP = [s.name for s in SPECS if s.own_server]
 
 
 @attrs.define

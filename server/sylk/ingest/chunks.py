@@ -85,6 +85,7 @@ from typing import NamedTuple
 
 import attrs
 
+from ..languages import BY_NAME
 from .config_files import config_keys, config_syntax
 from .embed_text import embed_text as _embed_text
 from .embed_text import text_hash
@@ -107,23 +108,6 @@ CONTAINER_KINDS = TYPE_KINDS | {"module", "namespace"}
 LEAF_KINDS = frozenset({"function", "method", "constructor", "macro", "type"})
 # Containers whose one-line methods are declarations without a body.
 _DECLARING = frozenset({"interface", "trait"})
-
-_C_COMMENTS = ("//", "/*", "*")
-# (comment prefixes, decorator/attribute prefixes) of lines that belong to the definition below them.
-_LEADING: dict[str | None, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "python": (("#",), ("@",)),
-    "ruby": (("#",), ()),
-    "rust": (_C_COMMENTS, ("#[",)),
-    "go": (_C_COMMENTS, ()),
-    "c": (_C_COMMENTS, ()),
-    "cpp": (_C_COMMENTS, ("template", "[[")),
-    "java": (_C_COMMENTS, ("@",)),
-    "javascript": (_C_COMMENTS, ("@",)),
-    "typescript": (_C_COMMENTS, ("@",)),
-    "tsx": (_C_COMMENTS, ("@",)),
-    "csharp": (_C_COMMENTS, ("[",)),
-}
-_DEFAULT_LEADING = (_C_COMMENTS + ("#",), ())
 
 _WORD = re.compile(r"\w")
 _PY_DOC = re.compile(r"""[rRuUbBfF]{0,2}("{3}|'{3}|"|')""")
@@ -321,7 +305,8 @@ class _Builder:
     # source ---------------------------------------------------------------
     def source(self, symbols: Sequence[Symbol]) -> None:
         lines, n = self.lines, self.n
-        comments, decorators = _LEADING.get(self.language, _DEFAULT_LEADING)
+        spec = BY_NAME[self.language]  # (source code: a language Sylk parses)
+        comments, decorators = spec.comments, spec.decorators
         leading = comments + decorators
         syms = list(symbols)
         keys = [(r[0], r[1], -r[2], -r[3]) for r in (sym.range for sym in syms)]

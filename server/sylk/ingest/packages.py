@@ -1,18 +1,22 @@
 """The package a file belongs to: a search dimension (``filters.packages``, ``package:``,
 the ``package`` facet and group) and a field of every hit.
 
-- Go: the import path, ``go.mod``'s module path joined with the file's folder below it;
-  without a ``go.mod``, the ``package`` clause.
-- Java and C#: the ``package`` or (first) ``namespace`` declaration.
-- Python: the dotted module, from the nearest folder without ``__init__.py``
-  (``asyncio/tasks.py`` is ``asyncio.tasks``; ``asyncio/__init__.py`` is ``asyncio``).
-- JavaScript and TypeScript: the ``name`` of the nearest ``package.json`` that has one.
-- Rust: the crate, the ``[package] name`` of the nearest ``Cargo.toml`` that has one.
-- Anything else, or when none of these is found: the folder (``.`` at the root).
+How, per language (``languages/<name>.py``, ``package``):
 
-A package holds the packages below it: ``asyncio`` holds ``asyncio.tasks``, and
-``example.com/app`` holds ``example.com/app/db`` (``within``; the lexical index holds each
-chunk's package with its ``ancestors`` so a filter is one term lookup).
+- ``go``: the import path, ``go.mod``'s module path joined with the file's folder below it;
+  without a ``go.mod``, the ``package`` clause.
+- ``clause``: the language's declaration (Java and Kotlin ``package a.b``, C# ``namespace
+  A.B``, PHP ``namespace A\\B;``, Perl ``package A::B;``, Haskell ``module A.B``), the first one.
+- ``python``: the dotted module, from the nearest folder without ``__init__.py``
+  (``asyncio/tasks.py`` is ``asyncio.tasks``; ``asyncio/__init__.py`` is ``asyncio``).
+- ``npm``: the ``name`` of the nearest ``package.json`` that has one.
+- ``cargo``: the crate, the ``[package] name`` of the nearest ``Cargo.toml`` that has one.
+- ``folder``, or when none of these is found: the folder (``.`` at the root).
+
+A package holds the packages below it: ``asyncio`` holds ``asyncio.tasks``,
+``example.com/app`` holds ``example.com/app/db`` and ``A::B`` holds ``A::B::C``
+(``within``; the lexical index holds each chunk's package with its ``ancestors`` so a
+filter is one term lookup).
 
 Runs in parser workers (``parsing._parse``), so it imports little. The manifests
 (``go.mod``, ``package.json``, ``Cargo.toml``) are read once per process and read again
@@ -21,22 +25,23 @@ when their stat changes.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import tomllib
 
-_SEPARATORS = re.compile(r"[./]")
+from ..languages import BY_NAME, SPECS, Package
+
+# what joins the parts of a package name: a.b, a/b, A\B, A::B
+_SEPARATORS = re.compile(r"[./\\]|::")
 _GO_CLAUSE = re.compile(rb"^[ \t]*package[ \t]+(\w+)", re.MULTILINE)
 _GO_MODULE = re.compile(rb"^[ \t]*module[ \t]+\"?([^\s\"]+)", re.MULTILINE)
-_JAVA_PACKAGE = re.compile(rb"^[ \t]*package[ \t]+([\w.]+)[ \t]*;", re.MULTILINE)
-_CSHARP_NAMESPACE = re.compile(rb"^[ \t]*namespace[ \t]+([\w.]+)", re.MULTILINE)
-_JS = frozenset({"javascript", "typescript", "tsx"})
+# the manifest file each rule reads, in the file's folder and above
+_MANIFESTS = {"go": "go.mod", "npm": "package.json", "cargo": "Cargo.toml", "python": "__init__.py"}
 # the files that say the package of the files of these languages in their folder and below
 PACKAGE_FILES: dict[str, frozenset[str]] = {
-    "go.mod": frozenset({"go"}), "package.json": _JS, "Cargo.toml": frozenset({"rust"}),
-    "__init__.py": frozenset({"python"}),
-}
+    file: frozenset(s.name for s in SPECS if s.package.rule == rule) for rule, file in _MANIFESTS.items()}
 
 # manifest path -> ((mtime_ns, size), what it names or None)
 _read: dict[str, tuple[tuple[int, int], str | None]] = {}
@@ -45,19 +50,10 @@ _read: dict[str, tuple[tuple[int, int], str | None]] = {}
 def package_of(root: str, rel: str, language: str | None, data: bytes) -> str:
     """The package of the file ``rel`` (root-relative, ``/``-separated) whose bytes are ``data``."""
     folder = rel.rpartition("/")[0]
-    found: str | None = None
-    if language == "go":
-        found = _go(root, folder, data)
-    elif language == "java":
-        found = _clause(_JAVA_PACKAGE, data)
-    elif language == "csharp":
-        found = _clause(_CSHARP_NAMESPACE, data)
-    elif language == "python":
-        found = _python(root, rel)
-    elif language in _JS:
-        found = _nearest(root, folder, "package.json", _package_json_name)
-    elif language == "rust":
-        found = _nearest(root, folder, "Cargo.toml", _cargo_name)
+    if language is None:
+        return folder or "."
+    rule = BY_NAME[language].package
+    found = _RULES[rule.rule](root, rel, folder, data, rule)
     return found or folder or "."
 
 
@@ -68,24 +64,42 @@ def ancestors(package: str) -> list[str]:
 
 def within(package: str, wanted: str) -> bool:
     """Whether ``package`` is ``wanted`` or one of the packages it holds."""
-    return package == wanted or (package.startswith(wanted) and package[len(wanted)] in "./")
+    if package == wanted:
+        return True
+    if not package.startswith(wanted):
+        return False
+    joint = package[len(wanted):len(wanted) + 2]
+    return joint[:1] in "./\\" or joint == "::"
 
 
-def _clause(pattern: re.Pattern[bytes], data: bytes) -> str | None:
+def _folder(root: str, rel: str, folder: str, data: bytes, rule: Package) -> str | None:
+    return None
+
+
+def _clause(root: str, rel: str, folder: str, data: bytes, rule: Package) -> str | None:
+    return _first(_compiled(rule.clause), data)
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[bytes]:
+    return re.compile(pattern.encode("utf-8"), re.MULTILINE)
+
+
+def _first(pattern: re.Pattern[bytes], data: bytes) -> str | None:
     m = pattern.search(data)
     return m.group(1).decode("utf-8", "replace") if m else None
 
 
-def _go(root: str, folder: str, data: bytes) -> str | None:
+def _go(root: str, rel: str, folder: str, data: bytes, rule: Package) -> str | None:
     for at in _upwards(folder):
         module = _manifest(os.path.join(root, at, "go.mod"), _go_module)
         if module is not None:
             below = folder[len(at):].lstrip("/")
             return f"{module}/{below}" if below else module
-    return _clause(_GO_CLAUSE, data)
+    return _first(_GO_CLAUSE, data)
 
 
-def _python(root: str, rel: str) -> str:
+def _python(root: str, rel: str, folder: str, data: bytes, rule: Package) -> str:
     folder, _, name = rel.rpartition("/")
     stem = name.rpartition(".")[0] or name
     parts = [] if stem == "__init__" else [stem]
@@ -93,6 +107,18 @@ def _python(root: str, rel: str) -> str:
         folder, _, part = folder.rpartition("/")
         parts.append(part)
     return ".".join(reversed(parts)) or "."  # (an __init__.py at the root)
+
+
+def _npm(root: str, rel: str, folder: str, data: bytes, rule: Package) -> str | None:
+    return _nearest(root, folder, "package.json", _package_json_name)
+
+
+def _cargo(root: str, rel: str, folder: str, data: bytes, rule: Package) -> str | None:
+    return _nearest(root, folder, "Cargo.toml", _cargo_name)
+
+
+_RULES = {"folder": _folder, "clause": _clause, "go": _go, "python": _python, "npm": _npm, "cargo": _cargo}
+RULES = frozenset(_RULES)  # (tests/test_languages.py: every language names one of these)
 
 
 def _nearest(root: str, folder: str, name: str, read) -> str | None:

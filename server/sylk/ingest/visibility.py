@@ -9,7 +9,10 @@ the file (``@local``), and Python's ``__all__`` is found where a line starts wit
 
 Everywhere: nothing defined inside a function, method or constructor is exported, and
 a member is exported only when its container is (rules below say where a member needs
-more). The rules, per language:
+more). Each language names its rule (``languages/<name>.py``, ``exports``). Most are
+written as data (``modifiers``: words before the name that hide or show it, the default
+without either, a private name pattern; see ``languages.spec.Exports``); the rules that
+need the tree are written here:
 
 * Go: a capitalised name (the language's own rule; fields and methods too).
 * Python: at module level, the names ``__all__`` lists when the module assigns it a
@@ -46,17 +49,20 @@ more). The rules, per language:
   a bare ``private`` or ``protected`` comes before it in its class or module body (and
   no bare ``public`` after that) or it is defined ``private def ...``
   (``private :name`` lists are not followed).
-* Markdown headings are not (a heading is no code's API).
+* ``never``: Markdown headings are not exported (a heading is no code's API).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from tree_sitter import Node
+
+from ..languages import BY_NAME
 
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 _PUB = re.compile(rb"\bpub\b(?!\s*\()")  # pub, not pub(crate) / pub(super) / pub(in path)
@@ -86,13 +92,14 @@ class FileVisibility:
     in document order. ``exports``: the nodes the tags query captured as ``@exports``;
     ``local``: the (start, end) bytes of ``@local`` regions."""
 
-    __slots__ = ("language", "source", "_rule", "_names", "_local", "_access", "top")
+    __slots__ = ("language", "source", "marks", "_rule", "_names", "_local", "_access", "top")
 
     def __init__(self, language: str, root: Node, source: bytes, exports: Sequence[Node] = (),
                  local: Sequence[tuple[int, int]] = ()) -> None:
         self.language = language
         self.source = source
-        self._rule = _RULES.get(language, _never)
+        self.marks = BY_NAME[language].exports
+        self._rule = _RULES[self.marks.rule]
         self._names: set[str] | None = None  # what the module exports by name (None: no such list)
         if language == "python":
             self._names = _python_all(root, source) if b"__all__" in source else None
@@ -344,13 +351,36 @@ def _ruby(v: FileVisibility, node: Node, name_node: Node, name: str, kind: str, 
     return v._access_at(outer, node.start_byte, _ruby_marks, True)
 
 
+def _modifiers(v: FileVisibility, node: Node, name_node: Node, name: str, kind: str, container: str | None,
+               outer: Enclosing | None) -> bool:
+    """The rule of most languages, as data (``languages.spec.Exports``): a private name, a
+    hiding word before the name, a showing one, else the language's default."""
+    marks = v.marks
+    if outer is not None and not outer.exported:
+        return False
+    if marks.private_name and _compiled(marks.private_name, False).match(name):
+        return False
+    if outer is not None and kind in marks.open_kinds:
+        return True
+    if marks.hidden and v._prefix(_compiled(marks.hidden, True), node, name_node):
+        return False
+    if marks.shown and v._prefix(_compiled(marks.shown, True), node, name_node):
+        return True
+    return marks.default
+
+
+@functools.cache
+def _compiled(pattern: str, as_bytes: bool) -> re.Pattern:
+    return re.compile(pattern.encode("utf-8") if as_bytes else pattern)
+
+
 Rule = Callable[[FileVisibility, Node, Node, str, str, "str | None", "Enclosing | None"], bool]
 _RULES: dict[str, Rule] = {
+    "modifiers": _modifiers,
+    "never": _never,
     "python": _python,
     "go": _go,
     "javascript": _javascript,
-    "typescript": _javascript,
-    "tsx": _javascript,
     "rust": _rust,
     "java": _java,
     "csharp": _csharp,
@@ -358,3 +388,4 @@ _RULES: dict[str, Rule] = {
     "cpp": _cpp,
     "ruby": _ruby,
 }
+RULES = frozenset(_RULES)  # (tests/test_languages.py: every language names one of these)

@@ -8,6 +8,7 @@ the same treatment; the front ends' wire modules turn the records into JSON.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import Counter
@@ -17,6 +18,7 @@ from pathlib import PurePosixPath
 
 import attrs
 
+from ..languages import BY_NAME, Imports
 from ..model import is_virtual
 from ..text.words import split_words
 from .results import Hit
@@ -211,33 +213,15 @@ def follow_ups(query: str, mode: str, facets: Mapping[str, Sequence[tuple[str, i
 
 
 # imports ---------------------------------------------------------------------
-_IMPORTS: dict[str, list[re.Pattern[str]]] = {
-    "python": [re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s", re.M), re.compile(r"^\s*import\s+([\w.]+)", re.M)],
-    "javascript": [re.compile(r"""(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]"""),
-                   re.compile(r"""require\(\s*['"]([^'"]+)['"]\s*\)"""),
-                   re.compile(r"""^\s*import\s+['"]([^'"]+)['"]""", re.M)],
-    "go": [re.compile(r'^\s*(?:import\s+)?(?:\w+\s+)?"([^"]+)"\s*$', re.M)],
-    "rust": [re.compile(r"^\s*(?:pub\s+)?(?:use|mod)\s+((?:crate|self|super)?(?:::)?[\w:]+)", re.M)],
-    "java": [re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+)\s*;", re.M)],
-    "c": [re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)],
-    "ruby": [re.compile(r"""^\s*require(?:_relative)?\s+['"]([^'"]+)['"]""", re.M)],
-    "csharp": [re.compile(r"^\s*using\s+([\w.]+)\s*;", re.M)],
-}
-_IMPORTS["typescript"] = _IMPORTS["tsx"] = _IMPORTS["javascript"]
-_IMPORTS["cpp"] = _IMPORTS["c"]
-_EXTS = {
-    "python": (".py", "/__init__.py"),
-    "javascript": (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", "/index.js", "/index.ts"),
-    "go": (), "rust": (".rs", "/mod.rs"), "java": (".java",), "c": ("",), "ruby": (".rb",), "csharp": (".cs",),
-}
-_EXTS["typescript"] = _EXTS["tsx"] = _EXTS["javascript"]
-_EXTS["cpp"] = _EXTS["c"]
+@functools.cache
+def _import_patterns(language: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.M) for p in BY_NAME[language].imports.patterns)
 
 
 def imports_of(text: str, language: str) -> list[str]:
     """Module names or paths a source file imports, in order, without repeats."""
     found: dict[str, None] = {}
-    for pattern in _IMPORTS.get(language, ()):
+    for pattern in _import_patterns(language):
         for m in pattern.finditer(text):
             found[m.group(1)] = None
     return list(found)
@@ -245,48 +229,98 @@ def imports_of(text: str, language: str) -> list[str]:
 
 def resolve_import(spec: str, importer: str, language: str, files: AbstractSet[str],
                    dirs: AbstractSet[str]) -> str | None:
-    """The workspace path an import names, when it can be told; else None (a library)."""
-    base = PurePosixPath(importer).parent
-    cands: list[str] = []
-    if language == "python":
-        dots = len(spec) - len(spec.lstrip("."))
-        mod = spec.lstrip(".").replace(".", "/")
-        if dots:
-            root = base
-            for _ in range(dots - 1):
-                root = root.parent
-            stem = (root / mod).as_posix() if mod else root.as_posix()
-            cands = [stem + e for e in _EXTS["python"]]
-        else:
-            cands = [mod + e for e in _EXTS["python"]]
-            cands += [f"{p}/{mod}{e}" for p in ("src", "lib") for e in _EXTS["python"]]
-    elif language in ("javascript", "typescript", "tsx", "c", "cpp", "ruby"):
-        if language == "ruby" and not spec.startswith("."):
-            stems = [os.path.normpath((base / spec).as_posix()), "lib/" + spec]
-        elif spec.startswith(".") or language in ("c", "cpp"):
-            stems = [os.path.normpath((base / spec).as_posix())]
-        else:
-            return None  # a package
-        cands = [s + e for s in stems for e in ("",) + _EXTS.get(language, ())]
-    elif language in ("java", "csharp"):
-        suffix = spec.replace(".", "/") + (".java" if language == "java" else ".cs")
-        tail = "/" + suffix
-        return min((f for f in files if f == suffix or f.endswith(tail)), default=None)
-    elif language == "go":
-        # an import path names a package folder; the workspace holds it when a folder ends
-        # with it (the first of those in sorted order)
-        parts = spec.split("/")
-        found = [d for d in ("/".join(parts[i:]) for i in range(len(parts))) if d and d in dirs]
-        return min(found) + "/" if found else None
-    elif language == "rust":
-        parts = spec.replace("crate::", "").replace("self::", "").split("::")
-        for n in range(len(parts), 0, -1):
-            stem = "/".join(parts[:n])
-            for c in (f"src/{stem}.rs", f"src/{stem}/mod.rs", (base / f"{stem}.rs").as_posix()):
-                if c in files:
-                    return c
-        return None
-    return next((c for c in cands if c in files), None)
+    """The workspace path an import names, when it can be told; else None (a library).
+    How: the language's ``imports.resolve`` (``languages.spec.Imports``)."""
+    rule = BY_NAME[language].imports
+    return _RESOLVE[rule.resolve](spec, PurePosixPath(importer).parent, rule, files, dirs)
+
+
+def _first(candidates: Iterable[str], files: AbstractSet[str]) -> str | None:
+    return next((c for c in candidates if c in files), None)
+
+
+def _none(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+          dirs: AbstractSet[str]) -> str | None:
+    return None
+
+
+def _relative(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+              dirs: AbstractSet[str]) -> str | None:
+    """A path from the importing file's folder, as written or with one of the suffixes."""
+    stem = os.path.normpath((base / spec).as_posix())
+    return _first((stem + e for e in ("",) + rule.suffixes), files)
+
+
+def _relative_dot(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+                  dirs: AbstractSet[str]) -> str | None:
+    """``./x``, ``../x``: relative; a bare name is a package (``node_modules``)."""
+    return _relative(spec, base, rule, files, dirs) if spec.startswith(".") else None
+
+
+def _dotted(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+            dirs: AbstractSet[str]) -> str | None:
+    """``a.b.C`` (``a\\b\\C``, ``a::b::C``): the first file, in sorted order, whose path
+    ends in ``a/b/C`` and a suffix (its root folder is not known)."""
+    stem = spec.strip(rule.separator).replace(rule.separator, "/")
+    for suffix in rule.suffixes:
+        whole = stem + suffix
+        tail = "/" + whole
+        found = min((f for f in files if f == whole or f.endswith(tail)), default=None)
+        if found is not None:
+            return found
+    return None
+
+
+def _python(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+            dirs: AbstractSet[str]) -> str | None:
+    dots = len(spec) - len(spec.lstrip("."))
+    mod = spec.lstrip(".").replace(".", "/")
+    if dots:
+        root = base
+        for _ in range(dots - 1):
+            root = root.parent
+        stem = (root / mod).as_posix() if mod else root.as_posix()
+        return _first((stem + e for e in rule.suffixes), files)
+    cands = [mod + e for e in rule.suffixes] + [f"{p}/{mod}{e}" for p in ("src", "lib") for e in rule.suffixes]
+    return _first(cands, files)
+
+
+def _ruby(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+          dirs: AbstractSet[str]) -> str | None:
+    """``require_relative "x"`` or ``require "./x"``: relative; ``require "a/b"``: from
+    the importing folder or the gem's ``lib/``."""
+    stems = [os.path.normpath((base / spec).as_posix())]
+    if not spec.startswith("."):
+        stems.append("lib/" + spec)
+    return _first((s + e for s in stems for e in ("",) + rule.suffixes), files)
+
+
+def _go(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+        dirs: AbstractSet[str]) -> str | None:
+    """An import path names a package folder; the workspace holds it when a folder ends
+    with it (the first of those in sorted order)."""
+    parts = spec.split("/")
+    found = [d for d in ("/".join(parts[i:]) for i in range(len(parts))) if d and d in dirs]
+    return min(found) + "/" if found else None
+
+
+def _rust(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+          dirs: AbstractSet[str]) -> str | None:
+    parts = spec.replace("crate::", "").replace("self::", "").split("::")
+    for n in range(len(parts), 0, -1):
+        stem = "/".join(parts[:n])
+        for c in (f"src/{stem}.rs", f"src/{stem}/mod.rs", (base / f"{stem}.rs").as_posix()):
+            if c in files:
+                return c
+    return None
+
+
+Resolver = Callable[[str, PurePosixPath, Imports, AbstractSet[str], AbstractSet[str]], "str | None"]
+_RESOLVE: dict[str, Resolver] = {
+    "none": _none, "relative": _relative, "relative_dot": _relative_dot, "dotted": _dotted,
+    "python": _python, "ruby": _ruby, "go": _go, "rust": _rust,
+}
+RESOLVERS = frozenset(_RESOLVE)  # (tests/test_languages.py: every language names one of these)
 
 
 def related_files(hits: Sequence[Hit], read: Callable[[str], str | None],

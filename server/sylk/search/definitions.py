@@ -15,14 +15,13 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
-import keyword
 import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import attrs
 
-from ..languages import language_for_path
+from ..languages import BY_NAME, language_for_path
 from ..text.positions import utf16_len, utf16_to_index
 from . import agent
 from .symbol_search import SymbolHit, SymbolTable
@@ -38,43 +37,6 @@ _IDENT = re.compile(r"[^\W\d]\w*|\$\w*")
 # what joins a qualifier to the name: obj.name, Type::name, ptr->name
 _QUALIFIED = re.compile(r"([^\W\d]\w*)\s*(?:\.|::|->)\s*$")
 _SELF = frozenset({"self", "this", "cls", "Self", "super"})
-
-_C = ("auto break case char const continue default do double else enum extern float for goto if inline int long "
-      "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while")
-KEYWORDS: dict[str, frozenset[str]] = {
-    "python": frozenset(keyword.kwlist + keyword.softkwlist),
-    "javascript": frozenset(
-        "async await break case catch class const continue debugger default delete do else export extends false "
-        "finally for function if import in instanceof let new null return static super switch this throw true try "
-        "typeof undefined var void while with yield".split()),
-    "go": frozenset(
-        "break case chan const continue default defer else fallthrough for func go goto if import interface map "
-        "package range return select struct switch type var nil true false".split()),
-    "rust": frozenset(
-        "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod "
-        "move mut pub ref return self Self static struct super trait true type unsafe use where while".split()),
-    "java": frozenset(
-        "abstract assert boolean break byte case catch char class const continue default do double else enum "
-        "extends final finally float for goto if implements import instanceof int interface long native new null "
-        "package private protected public return short static strictfp super switch synchronized this throw throws "
-        "transient true false try var void volatile while".split()),
-    "c": frozenset(_C.split()),
-    "cpp": frozenset((_C + " bool catch class constexpr delete explicit false friend mutable namespace new "
-                      "noexcept nullptr operator override private protected public template this throw true try "
-                      "typename using virtual").split()),
-    "ruby": frozenset(
-        "BEGIN END alias and begin break case class def defined? do else elsif end ensure false for if in module "
-        "next nil not or redo rescue retry return self super then true undef unless until when while yield".split()),
-    "csharp": frozenset(
-        "abstract as base bool break byte case catch char checked class const continue decimal default delegate do "
-        "double else enum event explicit extern false finally fixed float for foreach goto if implicit in int "
-        "interface internal is lock long namespace new null object operator out override params private protected "
-        "public readonly ref return sbyte sealed short sizeof stackalloc static string struct switch this throw "
-        "true try typeof uint ulong unchecked unsafe ushort using var virtual void volatile while".split()),
-}
-KEYWORDS["typescript"] = KEYWORDS["tsx"] = KEYWORDS["javascript"] | frozenset(
-    "abstract any boolean declare enum implements interface keyof namespace never number private protected public "
-    "readonly string type unknown".split())
 
 
 class Near(enum.IntEnum):
@@ -128,7 +90,7 @@ def cursor_at(line: str, utf16_col: int, language: str | None = None) -> Cursor 
     for m in _IDENT.finditer(line):
         if m.start() <= col <= m.end():
             name = m.group(0)
-            if language is not None and name in KEYWORDS.get(language, ()):
+            if language is not None and name in BY_NAME[language].keywords:
                 return None
             q = _QUALIFIED.search(line, 0, m.start())
             start = utf16_len(line[:m.start()])
@@ -147,7 +109,8 @@ def origin_of(path: str, language: str | None, text: str | None, files: frozense
     specs = _imports(text, language)
     if not specs:
         return Origin(path, language, scope=scope)
-    dirs = _folders(files) if language == "go" else frozenset()  # (only Go's imports name folders)
+    # (only Go's imports name folders)
+    dirs = _folders(files) if BY_NAME[language].imports.resolve == "go" else frozenset()
     found = (agent.resolve_import(spec, path, language, files, dirs) for spec in specs)
     return Origin(path, language, frozenset(f for f in found if f), scope)
 

@@ -161,25 +161,7 @@
 (alias_declaration
   name: (type_identifier) @name) @definition.type
 
-(type_definition
-  declarator: [
-    (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
-    (array_declarator declarator: (type_identifier) @name)
-    (function_declarator declarator: (type_identifier) @name)
-    (function_declarator
-      declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    (pointer_declarator
-      declarator: (function_declarator
-        declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name))))
-  ]) @definition.type
-
-(preproc_def
-  name: (identifier) @name) @definition.macro
-
-(preproc_function_def
-  name: (identifier) @name) @definition.macro
+; include: _c_types
 
 ; --- namespace-scope variables -------------------------------------------------------
 

@@ -99,48 +99,7 @@
     property: (property_identifier) @name)
   right: [(arrow_function) (function_expression) (generator_function)]
   (#eq? @_proto "prototype")) @definition.method
-
-(assignment_expression
-  left: [
-    (identifier) @name
-    (member_expression property: (property_identifier) @name)
-  ]
-  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-
-(pair
-  key: [
-    (property_identifier) @name
-    (string (string_fragment) @name)
-    (number) @name
-  ]
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
-
-; Module pattern / transpiled classes: var Foo = (function () { ... }());
-(variable_declarator
-  name: (identifier) @name
-  value: [
-    (call_expression function: (parenthesized_expression (function_expression)))
-    (parenthesized_expression (call_expression function: (function_expression)))
-  ]) @definition.variable
-
-(assignment_expression
-  left: [
-    (identifier) @name
-    (member_expression property: (property_identifier) @name)
-  ]
-  right: [
-    (call_expression function: (parenthesized_expression (function_expression)))
-    (parenthesized_expression (call_expression function: (function_expression)))
-  ]) @definition.variable
-
-; Foo.prototype.bar = baz;
-(assignment_expression
-  left: (member_expression
-    object: (member_expression
-      object: (identifier) @container
-      property: (property_identifier) @_proto)
-    property: (property_identifier) @name)
-  (#eq? @_proto "prototype")) @definition.property
+; include: _ecmascript
 
 ; --- module- and namespace-level variables --------------------------------------
 
