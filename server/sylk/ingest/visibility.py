@@ -358,6 +358,8 @@ def _modifiers(v: FileVisibility, node: Node, name_node: Node, name: str, kind: 
     marks = v.marks
     if outer is not None and not outer.exported:
         return False
+    if marks.listed and kind != "module" and (outer is None or outer.kind == "module") and v._names is not None:
+        return name in v._names
     if marks.private_name and _compiled(marks.private_name, False).match(name):
         return False
     if outer is not None and kind in marks.open_kinds:

@@ -22,7 +22,9 @@ class Exports:
     are searched for ``hidden`` (a regular expression: ``private``, ``local``, ``defp``),
     then ``shown`` (``pub``, ``public``); without either the definition is exported when
     ``default`` is. A name matching ``private_name`` (``^_``) is not exported; kinds in
-    ``open_kinds`` (fields of a Zig struct) follow their container alone."""
+    ``open_kinds`` (fields of a Zig struct) follow their container alone. ``listed``: where
+    the module lists its exports (the tags query's ``@exports``: Haskell's export list,
+    Julia's ``export``), a top-level name is exported when it is listed, and only then."""
 
     rule: str = "modifiers"
     hidden: str = ""
@@ -30,6 +32,7 @@ class Exports:
     default: bool = True
     private_name: str = ""
     open_kinds: frozenset[str] = frozenset()
+    listed: bool = False
 
 
 @attrs.frozen

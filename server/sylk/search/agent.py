@@ -259,13 +259,43 @@ def _relative_dot(spec: str, base: PurePosixPath, rule: Imports, files: Abstract
 
 def _dotted(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
             dirs: AbstractSet[str]) -> str | None:
-    """``a.b.C`` (``a\\b\\C``, ``a::b::C``): the first file, in sorted order, whose path
-    ends in ``a/b/C`` and a suffix (its root folder is not known)."""
-    stem = spec.strip(rule.separator).replace(rule.separator, "/")
-    for suffix in rule.suffixes:
-        whole = stem + suffix
-        tail = "/" + whole
-        found = min((f for f in files if f == whole or f.endswith(tail)), default=None)
+    """``a.b.C`` (``a\\b\\C``, ``a::b::C``): a file whose path ends in ``a/b/C`` and a
+    suffix (its root folder is not known), the nearest."""
+    if "/" in spec:  # a path (PHP's ``require __DIR__ . '/x.php'``), not a name
+        return _relative(spec.lstrip("/"), base, rule, files, dirs)
+    return _ending_in(spec.strip(rule.separator).replace(rule.separator, "/"), rule.suffixes, files, base)
+
+
+def _ending_in(stem: str, suffixes: tuple[str, ...], files: AbstractSet[str], base: PurePosixPath) -> str | None:
+    """The file whose path ends in ``stem`` and a suffix; of several, the one nearest the
+    importing folder ``base`` (the longest shared folder), then by the order of the
+    suffixes, then the first in sorted order."""
+    here = base.as_posix().split("/")
+    found = [(-_shared(f.split("/")[:-1], here), k, f) for k, suffix in enumerate(suffixes)
+             for f in files if f == stem + suffix or f.endswith("/" + stem + suffix)]
+    return min(found)[2] if found else None
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _snake_dotted(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str],
+                  dirs: AbstractSet[str]) -> str | None:
+    """A module named after its file in snake case: Elixir's ``Phoenix.Router.Route`` is a
+    file ending in ``phoenix/router/route.ex``, OCaml's ``Foo_bar`` one named ``foo_bar.ml``
+    (anywhere); else the first part alone (the top module's file)."""
+    parts = [_CAMEL.sub("_", p).lower() for p in spec.split(rule.separator) if p]
+    for stem in dict.fromkeys(["/".join(parts), parts[0]] if parts else []):
+        found = _ending_in(stem, rule.suffixes, files, base)
         if found is not None:
             return found
     return None
@@ -318,6 +348,7 @@ def _rust(spec: str, base: PurePosixPath, rule: Imports, files: AbstractSet[str]
 Resolver = Callable[[str, PurePosixPath, Imports, AbstractSet[str], AbstractSet[str]], "str | None"]
 _RESOLVE: dict[str, Resolver] = {
     "none": _none, "relative": _relative, "relative_dot": _relative_dot, "dotted": _dotted,
+    "snake_dotted": _snake_dotted,
     "python": _python, "ruby": _ruby, "go": _go, "rust": _rust,
 }
 RESOLVERS = frozenset(_RESOLVE)  # (tests/test_languages.py: every language names one of these)

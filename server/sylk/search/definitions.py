@@ -205,7 +205,8 @@ def _container_matches(h: SymbolHit, qualifier: str, near: Near, origin: Origin 
     """Whether the definition's container fits the call: ``obj.name`` or ``Class.name``, a
     container named like the qualifier; ``self.name`` (``this``...), a class around the
     cursor; a bare ``name``, a top-level definition or one of the scopes around the cursor
-    (a bare call reaches no other class's member)."""
+    (a bare call reaches no other class's member); on ``module.name`` also a definition
+    in the file named like the module."""
     container = h.symbol.container
     around = near == Near.SAME_FILE and origin is not None and _within(container, origin.scope)
     if not qualifier:
@@ -213,7 +214,14 @@ def _container_matches(h: SymbolHit, qualifier: str, near: Near, origin: Origin 
     if qualifier in _SELF:
         return bool(container) and around
     last = re.split(r"\.|::", container)[-1] if container else ""
-    return last.lower() == qualifier.lower()
+    # ``widgets.make_widget``: a container so named, or the module that is the file widgets.*
+    # (a Lua table, a Python, OCaml or Elixir module imported under its name)
+    return qualifier.lower() in (last.lower(), _stem(h.path).lower())
+
+
+def _stem(path: str) -> str:
+    name = path.rpartition("/")[2]
+    return name.partition(".")[0]
 
 
 def _within(container: str, scope: str) -> bool:

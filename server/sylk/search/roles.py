@@ -32,12 +32,12 @@ ROLES = ("test", "repository", "service", "handler", "command", "query", "entity
 _TEST_DIR = r"(?:tests?|__tests__|__test__|specs?|testdata|[^/]+_tests?)"
 # each language's test files (``languages/<name>.py``, ``tests``), and Groovy's (Spock), which
 # Sylk does not parse
-_UNPARSED_TESTS = r"[^/]+(?:Test|Tests|TestCase|IT|Spec)\.(?:kt|scala|groovy)"
+_UNPARSED_TESTS = r"[^/]+(?:Test|Tests|TestCase|IT|Spec)\.groovy"
 _TEST_FILE = "|".join([s.tests for s in SPECS if s.tests] + [_UNPARSED_TESTS])
 _TEST_PATH = re.compile(rf"(?:^|/){_TEST_DIR}/|(?:^|/)(?:{_TEST_FILE})$")
 # languages where a test class may sit in a file of another name, and how it is named
 _CLASS_TEST_LANGUAGES = re.compile("(?:{})$".format("|".join(
-    [re.escape(e) for s in SPECS if s.test_classes for e in s.extensions] + [r"\.kt", r"\.scala", r"\.groovy"])))
+    [re.escape(e) for s in SPECS if s.test_classes for e in s.extensions] + [r"\.groovy"])))
 _TEST_CLASS = re.compile(r"(?:Test|Tests|TestCase)$")
 _RUST_TEST_MODULE = frozenset({"test", "tests"})
 

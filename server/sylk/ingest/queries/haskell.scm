@@ -640,3 +640,7 @@
     (function (infix operator: (operator) @name))
     (function (infix operator: (infix_id (variable) @name)))
   ] @definition.function)
+
+; what the module's export list names (visibility: exported when listed)
+(header exports: (exports export: (export variable: (_) @exports)))
+(header exports: (exports export: (export type: (_) @exports)))

@@ -20,25 +20,57 @@
 (function_declaration
   name: (identifier) @name) @definition.function
 
-; M.f = function() end
-(assignment_statement
-  (variable_list
-    .
-    name: (dot_index_expression
-      table: (_) @container
-      field: (identifier) @name))
-  (expression_list
-    .
-    value: (function_definition))) @definition.function
+; local f = function() end (the whole declaration: its `local` hides it)
+(variable_declaration
+  (assignment_statement
+    (variable_list
+      .
+      name: (identifier) @name)
+    (expression_list
+      .
+      value: (function_definition)))) @definition.function
 
-; f = function() end / local f = function() end
-(assignment_statement
-  (variable_list
-    .
-    name: (identifier) @name)
-  (expression_list
-    .
-    value: (function_definition))) @definition.function
+; M.f = function() end, f = function() end (statements of a chunk or a block; the
+; `local` form is above)
+(chunk
+  (assignment_statement
+    (variable_list
+      .
+      name: (dot_index_expression
+        table: (_) @container
+        field: (identifier) @name))
+    (expression_list
+      .
+      value: (function_definition))) @definition.function)
+
+(chunk
+  (assignment_statement
+    (variable_list
+      .
+      name: (identifier) @name)
+    (expression_list
+      .
+      value: (function_definition))) @definition.function)
+
+(block
+  (assignment_statement
+    (variable_list
+      .
+      name: (dot_index_expression
+        table: (_) @container
+        field: (identifier) @name))
+    (expression_list
+      .
+      value: (function_definition))) @definition.function)
+
+(block
+  (assignment_statement
+    (variable_list
+      .
+      name: (identifier) @name)
+    (expression_list
+      .
+      value: (function_definition))) @definition.function)
 
 ; { f = function() end }
 (field
@@ -50,8 +82,8 @@
   name: (string content: (string_content) @name)
   value: (function_definition)) @definition.function
 
-; top-level tables: `local Picker = {}` (a class by convention when capitalized),
-; `local M = {}`, `config = { ... }`
+; top-level tables: `local Picker = {}` (a class by convention when CamelCase),
+; `local M = {}`, `local H = {}`, `config = { ... }` (variables)
 (chunk
   (variable_declaration
     (assignment_statement
@@ -61,7 +93,7 @@
       (expression_list
         .
         value: (table_constructor))) @definition.class)
-  (#match? @name "^[A-Z]"))
+  (#match? @name "^[A-Z][A-Za-z0-9_]*[a-z]"))
 
 (chunk
   (assignment_statement
@@ -71,7 +103,7 @@
     (expression_list
       .
       value: (table_constructor))) @definition.class
-  (#match? @name "^[A-Z]"))
+  (#match? @name "^[A-Z][A-Za-z0-9_]*[a-z]"))
 
 ; `local Foo = setmetatable({}, ...)`, `local Foo = Base:extend()` (class libraries)
 (chunk
@@ -88,7 +120,7 @@
             (method_index_expression method: (identifier) @_f)
             (dot_index_expression field: (identifier) @_f)
           ]))) @definition.class)
-  (#match? @name "^[A-Z]")
+  (#match? @name "^[A-Z][A-Za-z0-9_]*[a-z]")
   (#any-of? @_f "setmetatable" "extend" "new" "class"))
 
 (chunk
