@@ -263,6 +263,9 @@ def _signature(node: Node, start: int, node_end: int, source: bytes) -> str:
     ``start:node_end`` of ``source``)."""
     body = node.child_by_field_name("body")
     if body is None:
+        # (Kotlin's grammar names no body field: its body is a child of its own type)
+        body = next((c for c in node.named_children if c.type in _BODIES), None)
+    if body is None:
         # const f = () => {...}: the body belongs to the assigned value.
         value = node.child_by_field_name("value")
         if value is None:
@@ -286,7 +289,11 @@ def _signature(node: Node, start: int, node_end: int, source: bytes) -> str:
 
 
 _PY_QUOTES = re.compile(r'[rRbBuUfF]*("""|\'\'\'|"|\')')  # a string's prefix letters and opening quotes
-_DOC_PREFIX = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*|#+!?|--)\s?")
+# a doc comment line's marker: // /// //! /** * */ # -- --- -- | {- {-| (* (**
+_DOC_PREFIX = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*|#+!?|-{2,}(?:\s?[|^])?|\{-\|?|\(\*\*?)\s?")
+# and the end of a block comment: */ -} *)
+_DOC_END = re.compile(r"\s*(?:\*/|-\}|\*\))$")
+_BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
 
 
 def _docstring(node: Node) -> str:
@@ -327,11 +334,23 @@ def _leading_comments(node: Node, wrappers: frozenset[str]) -> str:
     lines = []
     for part in parts:
         for line in part.splitlines():
-            line = _DOC_PREFIX.sub("", line, count=1).rstrip()
-            if line.endswith("*/"):
-                line = line[:-2].rstrip()
+            if line.startswith("#!"):
+                continue  # a script's shebang line, not its first function's doc
+            line = _DOC_END.sub("", _DOC_PREFIX.sub("", line, count=1).rstrip())
             lines.append(line)
     return _clean_doc("\n".join(lines).strip())
+
+
+# what may sit between a definition and its comments: attributes, decorators, annotations,
+# and Haskell's type signature and pragmas above a function's first equation
+_ABOVE_DEFINITIONS = frozenset({"attribute_item", "attribute", "decorator", "annotation", "marker_annotation",
+                                "signature", "pragma"})
+
+
+def _last_descendant(node: Node) -> Node:
+    while node.child_count:
+        node = node.children[-1]
+    return node
 
 
 def _comments_above(anchor: Node) -> list[str]:
@@ -339,9 +358,11 @@ def _comments_above(anchor: Node) -> list[str]:
     parts: list[str] = []
     row = anchor.start_point[0]
     sib = anchor.prev_sibling
+    if sib is None and anchor.parent is not None and anchor.parent.start_point[0] == row:
+        sib = anchor.parent.prev_sibling
     while sib is not None:
         t = sib.type
-        if "comment" in t:
+        if "comment" in t or t == "haddock":
             if sib.end_point[0] < row - 1:
                 break
             before = sib.prev_sibling
@@ -349,11 +370,17 @@ def _comments_above(anchor: Node) -> list[str]:
                 break  # trails the code before it: ``}  // namespace ns``
             parts.append(_node_text(sib))
             row = sib.start_point[0]
-        elif t in ("attribute_item", "attribute", "decorator", "annotation", "marker_annotation"):
+        elif t in _ABOVE_DEFINITIONS:
             row = sib.start_point[0]
         else:
-            break
-        sib = sib.prev_sibling
+            last = _last_descendant(sib)
+            if last is sib or not ("comment" in last.type or last.type == "haddock") or last.end_point[0] != row - 1:
+                break
+            sib = last  # a comment the node before swallowed (Scala's indented bodies, Haskell's imports)
+            continue
+        at, sib = sib, sib.prev_sibling
+        if sib is None and at.parent is not None and at.parent.start_point[0] == row:
+            sib = at.parent.prev_sibling  # the first in a list that starts on its line (Haskell's declarations)
     return parts
 
 
