@@ -70,12 +70,12 @@ class Fixture:
                    t.get("exported", True))
 
     def mentions(self) -> list[int]:
-        """The lines of the app file that name make_widget in a comment or a string: after
-        one of the language's comment markers or a quote."""
-        marks = languages.BY_NAME[self.language].comments + ('"', "'", "`")
+        """The lines of the app file that name make_widget in a comment or a string: a line
+        that starts with one of the language's comment markers, or a quote before the name."""
+        comments = languages.BY_NAME[self.language].comments
         text = (LANGS / self.call.path).read_text(encoding="utf-8").split("\n")
-        return [n for n, line in enumerate(text)
-                if NAME in line and any(m in line[:line.index(NAME)] for m in marks)]
+        return [n for n, line in enumerate(text) if NAME in line and n != self.call.line and (
+            line.strip().startswith(comments) or any(q in line[:line.index(NAME)] for q in "\"'`"))]
 
 
 def fixtures() -> list[Fixture]:

@@ -9,8 +9,8 @@ Adding a language: the README's "Adding a language".
 
 from __future__ import annotations
 
-from . import (bash, c, cpp, csharp, elixir, go, haskell, java, javascript, julia, kotlin, lua, markdown, ocaml, perl, php,
-               python, ruby, rust, scala, typescript)
+from . import (bash, c, cpp, csharp, elixir, go, haskell, java, javascript, julia, kotlin, lua, markdown, objc, ocaml,
+               perl, php, python, ruby, rust, scala, swift, typescript, zig)
 from .spec import Exports, Imports, LanguageSpec, Package
 
 __all__ = ["BY_NAME", "SPECS", "Exports", "Imports", "LanguageSpec", "Package", "language_for_path"]
@@ -19,7 +19,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     python.SPEC, javascript.SPEC, typescript.SPEC, typescript.TSX, go.SPEC, rust.SPEC, java.SPEC, c.SPEC,
     cpp.SPEC, ruby.SPEC, csharp.SPEC, markdown.SPEC,
     php.SPEC, kotlin.SPEC, scala.SPEC, lua.SPEC, elixir.SPEC, bash.SPEC, perl.SPEC, haskell.SPEC, ocaml.SPEC,
-    ocaml.INTERFACE, julia.SPEC,
+    ocaml.INTERFACE, julia.SPEC, swift.SPEC, zig.SPEC, objc.SPEC,
 )
 
 BY_NAME: dict[str, LanguageSpec] = {s.name: s for s in SPECS}

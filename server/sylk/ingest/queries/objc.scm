@@ -1,0 +1,201 @@
+; Sylk tags for Objective-C (tree-sitter-objc 3.0, .m files).
+; Convention: see sylk/symbols.py. When two patterns match the same node and
+; name, the earlier pattern wins, so specific patterns come first.
+; A method's name is its selector's first keyword (`initWithName:session:` is
+; `initWithName`): the full selector is no one node. A class is defined by its
+; @interface and its @implementation (the @interface is mostly in a .h file);
+; a category or class extension (`@interface Foo (Bar)`, `@interface Foo ()`)
+; names no new type: a scope whose methods are Foo's. The grammar cannot parse
+; `typedef NS_ENUM(...) {...}`, and what follows one nests under an ERROR: so
+; the patterns below do not depend on their parent being the translation unit.
+
+(class_interface
+  .
+  (identifier) @name
+  category: (_)) @scope
+
+(class_interface
+  .
+  (identifier) @name
+  "(") @scope
+
+(class_interface
+  .
+  (identifier) @name) @definition.class
+
+(class_implementation
+  .
+  (identifier) @name
+  category: (_)) @scope
+
+(class_implementation
+  .
+  (identifier) @name) @definition.class
+
+(protocol_declaration
+  .
+  (identifier) @name) @definition.interface
+
+(method_definition
+  .
+  (method_type)?
+  .
+  (identifier) @name) @definition.method
+
+(method_declaration
+  .
+  (method_type)?
+  .
+  (identifier) @name) @definition.method
+
+(property_declaration
+  (struct_declaration
+    (struct_declarator
+      [
+        (identifier) @name
+        (pointer_declarator declarator: (identifier) @name)
+        (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+        (function_declarator
+          declarator: (parenthesized_declarator
+            (block_pointer_declarator declarator: (identifier) @name)))
+        (pointer_declarator
+          declarator: (function_declarator
+            declarator: (parenthesized_declarator
+              (block_pointer_declarator declarator: (identifier) @name))))
+      ]))) @definition.property
+
+(instance_variable
+  (struct_declaration
+    (struct_declarator
+      [
+        (identifier) @name
+        (pointer_declarator declarator: (identifier) @name)
+        (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      ]))) @definition.field
+
+; C: functions, types, macros, file-scope variables.
+(function_definition
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+  ]
+  ; (`#if` between `if {...}` and `else if (...) {...}` makes the latter look like a function)
+  (#not-any-of? @name "if" "else" "while" "for" "switch" "do" "return")) @definition.function
+
+(struct_specifier
+  name: (type_identifier) @name
+  body: (field_declaration_list)) @definition.struct
+
+(union_specifier
+  name: (type_identifier) @name
+  body: (field_declaration_list)) @definition.union
+
+(enum_specifier
+  name: (type_identifier) @name
+  body: (enumerator_list)) @definition.enum
+
+(enumerator
+  name: (identifier) @name) @definition.enum_member
+
+(field_declaration
+  declarator: [
+    (field_identifier) @name
+    (pointer_declarator declarator: (field_identifier) @name)
+    (array_declarator declarator: (field_identifier) @name)
+  ]) @definition.field
+
+(type_definition
+  declarator: [
+    (type_identifier) @name
+    (pointer_declarator declarator: (type_identifier) @name)
+    (function_declarator
+      declarator: (parenthesized_declarator
+        [
+          (pointer_declarator declarator: (type_identifier) @name)
+          (block_pointer_declarator declarator: (type_identifier) @name)
+        ]))
+    ; typedef NSString * (^Block)(id x);
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: (parenthesized_declarator
+          [
+            (pointer_declarator declarator: (type_identifier) @name)
+            (block_pointer_declarator declarator: (type_identifier) @name)
+          ])))
+  ]) @definition.type
+
+(preproc_def
+  name: (identifier) @name) @definition.macro
+
+(preproc_function_def
+  name: (identifier) @name) @definition.macro
+
+; File-scope variables: a declaration at the top, in an @implementation
+; (`static char kKey;` between its methods), or inside #if blocks.
+
+(translation_unit
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(implementation_definition
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(preproc_if
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(preproc_ifdef
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(preproc_else
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+
+(preproc_elif
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
