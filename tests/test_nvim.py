@@ -570,6 +570,7 @@ def test_vscode_setting_choices_are_the_servers() -> None:
     props = _server_properties()
     assert props["search.mode"]["enum"] == list(query.MODES)
     assert props["languages"]["items"]["enum"] == sorted(BY_NAME)
+    assert props["navigation.skipLanguages"]["items"]["enum"] == sorted(BY_NAME)
     for key, spec in props.items():
         assert spec.get("description") or spec.get("markdownDescription"), key
     # the bounds VS Code enforces are the ones the server validates

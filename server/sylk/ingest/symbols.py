@@ -205,9 +205,12 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
     if not found.defs:
         return []
     lines = LineIndex(source)
-    wrappers = languages.BY_NAME[language].wrappers
+    spec = languages.BY_NAME[language]
+    wrappers = spec.wrappers
     visibility = FileVisibility(language, root, source, found.exports, found.local)
     out: list[Symbol] = []
+    # (spec.clauses) the enclosing definition's start (-1: the top) -> the last symbol in it
+    last: dict[int, int] = {}
     # the enclosing definitions and scopes; one node naming several symbols (Go
     # ``X, Y int``) nests none of them.
     stack: list[Enclosing] = []
@@ -233,6 +236,17 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
                 kind = "method"
         if not name:
             continue
+        if spec.clauses:
+            level = outer.start if outer else -1
+            k = last.get(level)
+            if k is not None and (out[k].name, out[k].kind, out[k].container) == (name, kind, container):
+                # another clause of the same function: the symbol reaches to its end
+                first = out[k]
+                out[k] = attrs.evolve(first, range=(*first.range[:2], *_range(d.node, lines)[2:]))
+                stack.append(Enclosing(start, end, f"{outer.dotted}.{name}" if outer else name, kind, first.exported,
+                                       local, d.node))
+                continue
+            last[level] = len(out)
         exported = visibility.exported(d.node, d.name_node, name, kind, d.container, outer)
         out.append(Symbol(
             name=name,

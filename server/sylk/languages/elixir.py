@@ -15,4 +15,5 @@ SPEC = LanguageSpec(
                     resolve="snake_dotted", suffixes=(".ex", ".exs")),
     package=Package("clause", r"^[ \t]*defmodule[ \t]+([A-Z][\w.]*)[ \t]+do\b"),
     tests=r"[^/]+_test\.exs",  # ExUnit
+    clauses=True,  # def f(0), def f(n): one function
 )

@@ -13,4 +13,5 @@ SPEC = LanguageSpec(
                     resolve="dotted", suffixes=(".hs",)),
     package=Package("clause", r"^module[ \t]+([A-Z][\w']*(?:\.[A-Z][\w']*)*)"),
     tests=r"[^/]+(?:Spec|Test|Tests)\.hs",  # hspec, tasty
+    clauses=True,  # a function is its equations
 )

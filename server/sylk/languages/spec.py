@@ -99,3 +99,7 @@ class LanguageSpec:
     # a test class may sit in a file of another name (JUnit, NUnit): a type named
     # ``...Test``, ``...Tests`` or ``...TestCase`` is a test
     test_classes: bool = False
+    # a function is written as several clauses (Haskell's equations, Elixir's ``def`` heads):
+    # consecutive definitions of one name, kind and container are one symbol, from the
+    # first clause to the last
+    clauses: bool = False
