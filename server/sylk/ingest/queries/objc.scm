@@ -81,29 +81,9 @@
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
   ]
   ; (`#if` between `if {...}` and `else if (...) {...}` makes the latter look like a function)
-  (#not-any-of? @name "if" "else" "while" "for" "switch" "do" "return")) @definition.function
+  (#not-match? @name "^(if|else|while|for|switch|do|return)$")) @definition.function
 
-(struct_specifier
-  name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
-
-(union_specifier
-  name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.union
-
-(enum_specifier
-  name: (type_identifier) @name
-  body: (enumerator_list)) @definition.enum
-
-(enumerator
-  name: (identifier) @name) @definition.enum_member
-
-(field_declaration
-  declarator: [
-    (field_identifier) @name
-    (pointer_declarator declarator: (field_identifier) @name)
-    (array_declarator declarator: (field_identifier) @name)
-  ]) @definition.field
+; include: _c_records
 
 (type_definition
   declarator: [
@@ -125,71 +105,15 @@
           ])))
   ]) @definition.type
 
-(preproc_def
-  name: (identifier) @name) @definition.macro
-
-(preproc_function_def
-  name: (identifier) @name) @definition.macro
+; (typedefs of other shapes, and macros)
+; include: _c_types
 
 ; File-scope variables: a declaration at the top, in an @implementation
 ; (`static char kKey;` between its methods), or inside #if blocks.
 
-(translation_unit
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
+; include: _c_variables
 
 (implementation_definition
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_if
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_ifdef
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_else
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_elif
   (declaration
     declarator: [
       (identifier) @name
