@@ -1,4 +1,4 @@
-; Part of the C and Objective-C tags queries (`; include: _c_variables`): file-scope
+; Part of the C, C++ and Objective-C tags queries (`; include: _c_variables`): file-scope
 ; variables, also inside #if blocks.
 
 (translation_unit

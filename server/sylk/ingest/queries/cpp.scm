@@ -165,67 +165,18 @@
 
 ; --- namespace-scope variables -------------------------------------------------------
 
-(translation_unit
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (reference_declarator (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
+; include: _c_variables
+
+; (and C++'s references: int& r = x;)
+[
+  (translation_unit (declaration declarator: (init_declarator declarator: (reference_declarator (identifier) @name))) @definition.variable)
+  (preproc_if (declaration declarator: (init_declarator declarator: (reference_declarator (identifier) @name))) @definition.variable)
+  (preproc_ifdef (declaration declarator: (init_declarator declarator: (reference_declarator (identifier) @name))) @definition.variable)
+  (preproc_else (declaration declarator: (init_declarator declarator: (reference_declarator (identifier) @name))) @definition.variable)
+  (preproc_elif (declaration declarator: (init_declarator declarator: (reference_declarator (identifier) @name))) @definition.variable)
+]
 
 (declaration_list
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (reference_declarator (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_if
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (reference_declarator (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_ifdef
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (reference_declarator (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_else
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (reference_declarator (identifier) @name))
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-
-(preproc_elif
   (declaration
     declarator: [
       (identifier) @name
