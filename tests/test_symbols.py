@@ -426,6 +426,8 @@ def test_a_function_of_several_clauses_is_one_symbol():
     hs = b"fact :: Int -> Int\nfact 0 = 1\nfact n = n * fact (n - 1)\n\nother = 2\n\nfact2 0 = 1\nfact2 n = n\n"
     got = [(s.name, s.kind, s.range[0], s.range[2]) for s in extract(hs, "haskell")]
     assert got == [("fact", "function", 1, 2), ("other", "function", 4, 4), ("fact2", "function", 6, 7)]
-    ex = (b"defmodule M do\n  def f(0), do: 1\n  def f(n), do: n\n  defp g(x), do: x\n  def f(:again), do: 0\nend\n")
+    ex = (b"defmodule M do\n  def f(0), do: 1\n  def f(n), do: n\n  defp g(x), do: x\n  def f(:again), do: 0\nend\n"
+          b"defimpl P, for: A do\nend\ndefimpl P, for: B do\nend\n")
     got = [(s.name, s.container, s.range[0], s.range[2], s.exported) for s in extract(ex, "elixir")]
-    assert got == [("M", "", 0, 5, True), ("f", "M", 1, 2, True), ("g", "M", 3, 3, False), ("f", "M", 4, 4, True)]
+    assert got == [("M", "", 0, 5, True), ("f", "M", 1, 2, True), ("g", "M", 3, 3, False), ("f", "M", 4, 4, True),
+                   ("P", "", 6, 7, True), ("P", "", 8, 9, True)]  # (two implementations: not clauses)

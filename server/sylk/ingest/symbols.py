@@ -58,6 +58,9 @@ KINDS = SYMBOL_KINDS  # model.py lists them, with the chunks' own kinds
 TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union"})
 CLASS_LIKE = TYPE_KINDS | {"impl"}
 MAX_SIGNATURE = 200
+# what a language may write as several clauses (LanguageSpec.clauses): functions; two
+# Elixir ``defimpl P, for: T`` in a row are two modules
+_CLAUSE_KINDS = frozenset({"function", "method", "macro"})
 MAX_DOC = 1000
 
 
@@ -236,7 +239,7 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
                 kind = "method"
         if not name:
             continue
-        if spec.clauses:
+        if spec.clauses and kind in _CLAUSE_KINDS:
             level = outer.start if outer else -1
             k = last.get(level)
             if k is not None and (out[k].name, out[k].kind, out[k].container) == (name, kind, container):

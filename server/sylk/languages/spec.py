@@ -100,6 +100,6 @@ class LanguageSpec:
     # ``...Test``, ``...Tests`` or ``...TestCase`` is a test
     test_classes: bool = False
     # a function is written as several clauses (Haskell's equations, Elixir's ``def`` heads):
-    # consecutive definitions of one name, kind and container are one symbol, from the
-    # first clause to the last
+    # consecutive functions, methods or macros of one name, kind and container are one
+    # symbol, from the first clause to the last
     clauses: bool = False
