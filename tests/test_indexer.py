@@ -329,3 +329,24 @@ def test_a_search_during_an_index_run_says_how_much_is_not_searchable_yet(worksp
     assert mid.message == f"indexing: {pending} files are not searchable yet"
     assert not after.index.indexing and after.index.files_pending == 0 and after.message is None
     assert after.hits
+
+
+def test_a_file_of_a_language_added_since_it_was_indexed_is_parsed_again(tmp_path: Path):
+    """An index an older Sylk wrote holds the files of a language it did not know as text:
+    the next run parses them, though their content did not change."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "widgets.zig").write_text("pub fn makeWidget() void {}\n")
+    (root / "notes.py").write_text("def note():\n    pass\n")
+    ws = open_ws(root)
+    ws.index()
+    assert [h.path for h in ws.search_symbols("makeWidget")] == ["widgets.zig"]
+    # as the older Sylk left it: no language, no symbols
+    ws.manifest._db.execute("UPDATE files SET lang=NULL, symbols=0, symbol_data='[]' WHERE path='widgets.zig'")
+    ws.close()
+    again = open_ws(root)
+    assert again.search_symbols("makeWidget") == []
+    report = again.index()
+    assert (report.added, report.changed, report.unchanged) == (0, 1, 1)
+    assert [h.path for h in again.search_symbols("makeWidget")] == ["widgets.zig"]
+    again.close()

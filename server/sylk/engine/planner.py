@@ -22,6 +22,7 @@ from ..ingest import gitsync, scan
 from ..ingest.ignore import GIT_INFO_EXCLUDE, IGNORE_FILES, IgnoreMatcher, find_git
 from ..ingest.packages import PACKAGE_FILES, package_of
 from ..ingest.parsing import ERROR_SKIP
+from ..languages import BY_NAME, language_for_path
 from ..model import is_virtual
 from ..store.layout import SCHEMA_VERSION
 from ..store.manifest import FileRecord, Manifest
@@ -88,8 +89,10 @@ class Planner:
         self.manifest.set_meta(**{SYNC_META: ""})
 
     def settings_key(self) -> str:
+        """What the git fast path must find unchanged since the last run; the languages Sylk
+        knows too (a new one: the walk finds its files, indexed before as text)."""
         s = self.settings
-        return json.dumps([SCHEMA_VERSION, sorted(s.exclude), s.max_file_size, sorted(s.languages)])
+        return json.dumps([SCHEMA_VERSION, sorted(s.exclude), s.max_file_size, sorted(s.languages), sorted(BY_NAME)])
 
     def matcher(self) -> IgnoreMatcher:
         if self._ignore is None:
@@ -128,7 +131,12 @@ class Planner:
         for f in files:
             rec = known.get(f.rel)
             if rec is not None and rec.size == f.size and rec.mtime_ns == f.mtime_ns:
-                plan.unchanged += 1
+                if rec.lang == language_for_path(f.rel):
+                    plan.unchanged += 1
+                    continue
+                # a language Sylk did not know when the file was indexed (an older Sylk): parsed
+                # again, its content the same (no hash)
+                plan.todo.append((f, None))
                 continue
             if rec is None:
                 was = skip_stats.get(f.rel)

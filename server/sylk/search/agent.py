@@ -361,8 +361,10 @@ def related_files(hits: Sequence[Hit], read: Callable[[str], str | None],
     all_files = set(files)
     dirs = {f.rpartition("/")[0] for f in all_files}
     seen: dict[tuple[str | None, str], list[str]] = {}
+    # (a file of no language Sylk parses, "text", imports nothing it can tell)
     for path, language in dict.fromkeys((h.path, h.language) for h in hits
-                                        if h.type != "git_commit" and h.path and not is_virtual(h.path)):
+                                        if h.type != "git_commit" and h.path and not is_virtual(h.path)
+                                        and h.language in BY_NAME):
         text = read(path)
         if text is None:
             continue
