@@ -35,7 +35,8 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+SERVER = Path(__file__).resolve().parent.parent / "server"
+sys.path.insert(0, str(SERVER))
 
 from sylk.config import Settings  # noqa: E402
 from sylk.engine.workspace import Workspace  # noqa: E402
@@ -79,6 +80,9 @@ class Client:
     """A minimal JSON-RPC client over the server's stdin/stdout."""
 
     def __init__(self, root: Path, env: dict[str, str], options: dict | None = None) -> None:
+        # the server of this checkout, not whatever ``sylk`` the interpreter has installed (an
+        # editable install of another checkout would answer for it)
+        env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(SERVER), env.get("PYTHONPATH")]))}
         self.p = subprocess.Popen([sys.executable, "-m", "sylk.cli", "serve", "--stdio"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.n = 0
