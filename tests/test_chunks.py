@@ -395,3 +395,11 @@ def test_window_chunk_for_lines_no_chunk_holds():
     assert (c.kind, c.symbol, c.start_line, c.end_line, c.part) == ("window", "", 4, 5, 0)
     assert c.embed_text == "a/b.txt\nhello\nworld"
     assert c.text_hash == hashlib.blake2b(c.embed_text.encode(), digest_size=16).hexdigest()
+
+
+def test_an_elixir_doc_heredoc_joins_the_function_below_it():
+    source = ('defmodule M do\n  @doc """\n  Joins a channel.\n  """\n  @spec join(term) :: term\n'
+              '  def join(a), do: a\nend\n')
+    chunks = chunks_of("lib/m.ex", source)
+    join = next(c for c in chunks if c.symbol == "join")
+    assert join.start_line == 1 and "Joins a channel." in join.text

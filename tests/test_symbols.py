@@ -431,3 +431,15 @@ def test_a_function_of_several_clauses_is_one_symbol():
     got = [(s.name, s.container, s.range[0], s.range[2], s.exported) for s in extract(ex, "elixir")]
     assert got == [("M", "", 0, 5, True), ("f", "M", 1, 2, True), ("g", "M", 3, 3, False), ("f", "M", 4, 4, True),
                    ("P", "", 6, 7, True), ("P", "", 8, 9, True)]  # (two implementations: not clauses)
+
+
+def test_a_qualified_definition_name_is_its_last_part_in_a_container():
+    """Elixir's ``defmodule Phoenix.Channel`` is Channel in Phoenix (found as ``Channel``, as
+    a Java class is), Perl's ``package LWP::UserAgent`` UserAgent in LWP."""
+    ex = b"defmodule Phoenix.Channel do\n  def join(a), do: a\n  defmodule Server do\n  end\nend\n"
+    assert [(s.kind, s.container, s.name) for s in extract(ex, "elixir")] == [
+        ("module", "Phoenix", "Channel"), ("function", "Phoenix.Channel", "join"),
+        ("module", "Phoenix.Channel", "Server")]
+    pl = b"package LWP::UserAgent;\nsub new { }\nsub Other::Pkg::f { }\n"
+    assert [(s.kind, s.container, s.name) for s in extract(pl, "perl")] == [
+        ("module", "LWP", "UserAgent"), ("function", "", "new"), ("function", "Other::Pkg", "f")]

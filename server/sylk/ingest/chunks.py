@@ -110,6 +110,19 @@ LEAF_KINDS = frozenset({"function", "method", "constructor", "macro", "type"})
 _DECLARING = frozenset({"interface", "trait"})
 
 _WORD = re.compile(r"\w")
+_HEREDOC = ('"""', "'''")
+
+
+def _heredoc_opener(lines: list[str], k: int, floor: int, decorators: tuple[str, ...]) -> int | None:
+    """Where a decorator whose argument is a heredoc starts, when line ``k`` closes it (Elixir's
+    ``@doc \"\"\"`` ... ``\"\"\"`` above a ``def``): the doc joins the definition's chunk."""
+    if not decorators or not lines[k].rstrip().endswith(_HEREDOC):
+        return None
+    for j in range(k - 1, floor - 1, -1):
+        text = lines[j].lstrip()
+        if any(q in text for q in _HEREDOC):
+            return j if text.startswith(decorators) else None
+    return None
 _PY_DOC = re.compile(r"""[rRuUbBfF]{0,2}("{3}|'{3}|"|')""")
 
 
@@ -347,8 +360,14 @@ class _Builder:
                     members.setdefault(p, []).append(i)
             es = sl
             floor = max(lo + 1, sl - MAX_LEADING)
-            while es > floor and lines[es - 1].lstrip().startswith(leading):
-                es -= 1
+            while es > floor:
+                if lines[es - 1].lstrip().startswith(leading):
+                    es -= 1
+                    continue
+                opener = _heredoc_opener(lines, es - 1, floor, decorators)
+                if opener is None:
+                    break
+                es = opener
             starts[i] = es
             stack.append(i)
 

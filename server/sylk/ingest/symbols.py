@@ -239,6 +239,12 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
                 kind = "method"
         if not name:
             continue
+        dotted = f"{outer.dotted}.{name}" if outer else name
+        if spec.qualified and spec.qualified in name:
+            head, _, tail = name.rpartition(spec.qualified)
+            if head and tail:  # Phoenix.Channel: Channel in Phoenix
+                name, container = tail, f"{container}.{head}" if container else head
+                dotted = f"{container}.{name}"
         if spec.clauses and kind in _CLAUSE_KINDS:
             level = outer.start if outer else -1
             k = last.get(level)
@@ -246,8 +252,7 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
                 # another clause of the same function: the symbol reaches to its end
                 first = out[k]
                 out[k] = attrs.evolve(first, range=(*first.range[:2], *_range(d.node, lines)[2:]))
-                stack.append(Enclosing(start, end, f"{outer.dotted}.{name}" if outer else name, kind, first.exported,
-                                       local, d.node))
+                stack.append(Enclosing(start, end, dotted, kind, first.exported, local, d.node))
                 continue
             last[level] = len(out)
         exported = visibility.exported(d.node, d.name_node, name, kind, d.container, outer)
@@ -261,7 +266,7 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
             doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers),
             exported=exported,
         ))
-        stack.append(Enclosing(start, end, f"{outer.dotted}.{name}" if outer else name, kind, exported, local, d.node))
+        stack.append(Enclosing(start, end, dotted, kind, exported, local, d.node))
     return out
 
 

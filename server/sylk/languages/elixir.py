@@ -16,4 +16,5 @@ SPEC = LanguageSpec(
     package=Package("clause", r"^[ \t]*defmodule[ \t]+([A-Z][\w.]*)[ \t]+do\b"),
     tests=r"[^/]+_test\.exs",  # ExUnit
     clauses=True,  # def f(0), def f(n): one function
+    qualified=".",  # defmodule Phoenix.Channel: Channel in Phoenix
 )

@@ -14,4 +14,5 @@ SPEC = LanguageSpec(
     package=Package("clause", r"^module[ \t]+([A-Z][\w']*(?:\.[A-Z][\w']*)*)"),
     tests=r"[^/]+(?:Spec|Test|Tests)\.hs",  # hspec, tasty
     clauses=True,  # a function is its equations
+    qualified=".",  # module Data.Aeson.Types: Types in Data.Aeson
 )

@@ -18,4 +18,5 @@ SPEC = LanguageSpec(
                     resolve="dotted", separator="::", suffixes=(".pm",)),
     package=Package("clause", r"^[ \t]*package[ \t]+([A-Za-z_]\w*(?:::\w+)*)"),
     tests=r"[^/]+\.t",  # Test::More
+    qualified="::",  # package LWP::UserAgent: UserAgent in LWP
 )

@@ -103,3 +103,7 @@ class LanguageSpec:
     # consecutive functions, methods or macros of one name, kind and container are one
     # symbol, from the first clause to the last
     clauses: bool = False
+    # what joins the parts of a qualified definition name (Elixir's ``defmodule Phoenix.Channel``,
+    # Perl's ``package LWP::UserAgent``): the last part is the symbol's name, the rest joins
+    # its container ("": names are never qualified)
+    qualified: str = ""
