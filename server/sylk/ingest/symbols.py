@@ -263,7 +263,7 @@ def extract_from_tree(root: Node, source: bytes, language: str, marks: Marks | N
             range=_range(d.node, lines),
             selection=_range(d.name_node, lines),
             signature=_signature(d.node, start, end, source),
-            doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers),
+            doc=_docstring(d.doc_node) if d.doc_node is not None else _leading_comments(d.node, wrappers, spec.doc_nodes),
             exported=exported,
         ))
         stack.append(Enclosing(start, end, dotted, kind, exported, local, d.node))
@@ -320,8 +320,8 @@ _BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
 
 def _docstring(node: Node) -> str:
     text = _node_text(node)
-    if node.type == "string":
-        # Python string node: drop prefix letters and quotes.
+    if "string" in node.type:
+        # a string node (Python's, Julia's): drop prefix letters and quotes.
         m = _PY_QUOTES.match(text)
         if m:
             q = m.group(1)
@@ -340,12 +340,13 @@ def _clean_doc(text: str) -> str:
     return text
 
 
-def _leading_comments(node: Node, wrappers: frozenset[str]) -> str:
-    """Comments directly above ``node``, or else above the wrappers holding it."""
+def _leading_comments(node: Node, wrappers: frozenset[str], doc_nodes: frozenset[str]) -> str:
+    """Comments directly above ``node``, or else above the wrappers holding it; besides
+    comments, the language's ``doc_nodes`` (a Julia docstring: its text without quotes)."""
     anchor: Node | None = node
-    parts: list[str] = []
+    parts: list[Node] = []
     while anchor is not None:
-        parts = _comments_above(anchor)
+        parts = _comments_above(anchor, doc_nodes)
         if parts:
             break
         parent = anchor.parent
@@ -355,7 +356,10 @@ def _leading_comments(node: Node, wrappers: frozenset[str]) -> str:
     parts.reverse()
     lines = []
     for part in parts:
-        for line in part.splitlines():
+        if "string" in part.type:
+            lines.append(_docstring(part))
+            continue
+        for line in _node_text(part).splitlines():
             if line.startswith("#!"):
                 continue  # a script's shebang line, not its first function's doc
             line = _DOC_END.sub("", _DOC_PREFIX.sub("", line, count=1).rstrip())
@@ -375,28 +379,28 @@ def _last_descendant(node: Node) -> Node:
     return node
 
 
-def _comments_above(anchor: Node) -> list[str]:
-    """Texts of the comments directly above ``anchor``, nearest first."""
-    parts: list[str] = []
+def _comments_above(anchor: Node, doc_nodes: frozenset[str]) -> list[Node]:
+    """The comments (and ``doc_nodes``) directly above ``anchor``, nearest first."""
+    parts: list[Node] = []
     row = anchor.start_point[0]
     sib = anchor.prev_sibling
     if sib is None and anchor.parent is not None and anchor.parent.start_point[0] == row:
         sib = anchor.parent.prev_sibling
     while sib is not None:
         t = sib.type
-        if "comment" in t or t == "haddock":
+        if "comment" in t or t in doc_nodes:
             if sib.end_point[0] < row - 1:
                 break
             before = sib.prev_sibling
             if before is not None and before.end_point[0] == sib.start_point[0]:
                 break  # trails the code before it: ``}  // namespace ns``
-            parts.append(_node_text(sib))
+            parts.append(sib)
             row = sib.start_point[0]
         elif t in _ABOVE_DEFINITIONS:
             row = sib.start_point[0]
         else:
             last = _last_descendant(sib)
-            if last is sib or not ("comment" in last.type or last.type == "haddock") or last.end_point[0] != row - 1:
+            if last is sib or not ("comment" in last.type or last.type in doc_nodes) or last.end_point[0] != row - 1:
                 break
             sib = last  # a comment the node before swallowed (Scala's indented bodies, Haskell's imports)
             continue

@@ -11,6 +11,7 @@ SPEC = LanguageSpec(
     exports=Exports(listed=True),
     imports=Imports(patterns=(r"""^import\s+(?:safe\s+)?(?:qualified\s+)?(?:"[^"]+"\s+)?([A-Z][\w']*(?:\.[A-Z][\w']*)*)""",),
                     resolve="dotted", suffixes=(".hs",)),
+    doc_nodes=frozenset({"haddock"}),
     package=Package("clause", r"^module[ \t]+([A-Z][\w']*(?:\.[A-Z][\w']*)*)"),
     tests=r"[^/]+(?:Spec|Test|Tests)\.hs",  # hspec, tasty
     clauses=True,  # a function is its equations

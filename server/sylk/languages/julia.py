@@ -12,6 +12,7 @@ SPEC = LanguageSpec(
     exports=Exports(listed=True, private_name=r"_"),
     # ``include("x.jl")``: a path; ``using .Widgets``: a module of the package
     imports=Imports(patterns=(r'\binclude\(\s*"([^"]+)"\s*\)',), resolve="relative"),
+    doc_nodes=frozenset({"string_literal"}),
     package=Package("clause", r"^[ \t]*(?:bare)?module[ \t]+([A-Za-z_]\w*)"),
     tests=r"runtests\.jl|test_[^/]*\.jl|[^/]+_tests?\.jl",
     wrappers=frozenset({"macrocall_expression", "macro_argument_list"}),

@@ -92,6 +92,9 @@ class LanguageSpec:
     # JS ``Foo.prototype.m = function`` statements); consulted only when the
     # definition has no comments of its own.
     wrappers: frozenset[str] = frozenset()
+    # node types above a definition that document it besides comments (Haskell's haddock,
+    # Julia's docstring literal)
+    doc_nodes: frozenset[str] = frozenset()
     # most editors run the language's own server for it (pyright, gopls, rust-analyzer, ...):
     # there Sylk gives the editor no definitions, references or calls by default
     # (``navigation.skipLanguages``)
