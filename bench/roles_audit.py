@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import prepare  # noqa: E402
 from sylk.ingest.symbols import extract_for_path  # noqa: E402
 from sylk.languages import language_for_path  # noqa: E402
+from sylk.model import ROLES  # noqa: E402
 from sylk.search import roles  # noqa: E402
 
 MAX_BYTES = 1 << 20
@@ -107,7 +108,7 @@ def main() -> int:
         for role in r.roles:
             by_role[role].append(r)
     print(f"\n{len(rows)} symbols, {sum(1 for r in rows if r.roles)} with a role")
-    for role in roles.ROLES:
+    for role in ROLES:
         got = by_role.get(role, [])
         print(f"\n== {role}: {len(got)} symbols")
         show(got, args.samples, rng)

@@ -123,7 +123,8 @@ def test_version_and_help_load_no_engine() -> None:
             "for argv in (['--version'], ['--help'], ['search', '--help']):\n"
             "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
             "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'numpy', 'tantivy', 'faiss', 'fastembed', 'onnxruntime', 'tree_sitter', 'pygls', 'mcp'})\n"
+            "{'numpy', 'tantivy', 'faiss', 'fastembed', 'onnxruntime', 'tree_sitter', 'pygls', 'mcp', 'attr'})\n"
+            "heavy += sorted(m for m in sys.modules if m.startswith('sylk.languages'))\n"
             "print('loaded:', heavy, file=sys.stderr)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.startswith("sylk ")

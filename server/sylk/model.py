@@ -27,6 +27,8 @@ LINE_MODES = ("exact", "regex")
 FUSIONS = ("convex", "rrf")
 # The stages of the ranking stack, in order (search/ranking.py); search.rankingOff names those to skip.
 RANKING_STAGES = ("members", "definition", "path", "code", "coherence", "spread")
+# What a piece of code is for, told from names and places (search/roles.py).
+ROLES = ("test", "repository", "service", "handler", "command", "query", "entity")
 
 
 def is_virtual(path: str) -> bool:

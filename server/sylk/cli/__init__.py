@@ -14,8 +14,7 @@ import sqlite3
 import sys
 
 from .. import __version__
-from ..model import FILE_TYPES, SEARCH_MODES, SYMBOL_KINDS
-from ..search.roles import ROLES
+from ..model import FILE_TYPES, ROLES, SEARCH_MODES, SYMBOL_KINDS
 from .errors import CliError
 
 

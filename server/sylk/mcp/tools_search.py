@@ -32,8 +32,7 @@ from ..search.merge import MergedLines, MergedResult, folder_request, merge_line
 from ..search.params import line_request_from_params, request_from_params
 from ..search.query import MODES, TYPES, GrepRequest, QueryError, SearchRequest
 from ..search.results import SearchResult
-from ..model import SYMBOL_KINDS
-from ..search.roles import ROLES
+from ..model import ROLES, SYMBOL_KINDS
 from ..search.symbol_search import SymbolFilter, SymbolHit
 from . import wire
 from .docs import FIND_SIMILAR_CODE_DOC, GREP_DOC, SEARCH_CODE_DOC, SEARCH_SYMBOL_DOC

@@ -20,9 +20,8 @@ from ..config import SearchSettings
 from ..errors import FieldError
 from ..ingest.packages import within
 from ..languages import BY_NAME
-from ..model import CHUNK_KINDS, FILE_TYPES, SEARCH_MODES
+from ..model import CHUNK_KINDS, FILE_TYPES, ROLES, SEARCH_MODES
 from .fusion import RRF_K
-from .roles import ROLES
 
 MODES = SEARCH_MODES
 TYPES = FILE_TYPES
@@ -45,7 +44,7 @@ class Filters:
     packages: tuple[str, ...] = ()  # ingest.packages: each with the packages it holds
     min_lines: int | None = None
     max_lines: int | None = None
-    roles: tuple[str, ...] = ()  # roles.ROLES
+    roles: tuple[str, ...] = ()  # model.ROLES
     # git metadata (gitmeta.py): files whose last commit is by one of these authors / in this window
     tags: tuple[str, ...] = ()  # user tags (documents.tag): any of them
     authors: tuple[str, ...] = ()

@@ -27,8 +27,6 @@ import re
 
 from ..languages import SPECS
 
-ROLES = ("test", "repository", "service", "handler", "command", "query", "entity")
-
 _TEST_DIR = r"(?:tests?|__tests__|__test__|specs?|testdata|[^/]+_tests?)"
 # each language's test files (``languages/<name>.py``, ``tests``), and Groovy's (Spock), which
 # Sylk does not parse
