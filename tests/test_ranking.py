@@ -81,12 +81,27 @@ def test_members_first_puts_a_member_before_its_class_for_words_only():
     assert ranked("members", chunks, "the policies") == [1, 2, 3]  # words all in its name ask for the class
 
 
+def test_members_first_keeps_the_files_place():
+    # the member takes its class's place; the class falls back, the other file stays below
+    chunks = [rec(1, "lib/endpoint.ex", 0, 300, "module", "Endpoint", "Phoenix"),
+              rec(2, "lib/pipeline.ex", 0, 20, "function", "plug"),
+              rec(3, "lib/endpoint.ex", 40, 60, "function", "config", "Phoenix.Endpoint"),
+              rec(4, "lib/endpoint.ex", 70, 90, "function", "url", "Phoenix.Endpoint")]
+    assert ranked("members", chunks, "endpoint pipeline configuration", [1.0, 0.9, 0.5, 0.4]) == [3, 2, 1, 4]
+    # a member already above its class keeps its score
+    assert ranked("members", chunks, "endpoint pipeline configuration", [0.8, 0.7, 0.9, 0.4]) == [3, 2, 1, 4]
+
+
 def test_definition_first_for_a_name_typed_alone():
     chunks = [rec(1, "use.py", symbol="call_site"), rec(2, "def.py", symbol="APIRouter", kind="class")]
     assert ranked("definition", chunks, "APIRouter") == [2, 1]
     assert ranked("definition", chunks, "api_router") == [2, 1]  # every spelling of the name
     assert ranked("definition", chunks, "how the APIRouter works") == [2, 1]  # a name among words
     assert ranked("definition", chunks, "how the api router works") == [1, 2]  # words: no name typed
+    # a definition in the file named after it before one of the same name elsewhere
+    chunks = [rec(1, "mix/tasks/phx.routes.ex", symbol="router"), rec(2, "phoenix/router.ex", kind="module",
+                                                                      symbol="Router")]
+    assert ranked("definition", chunks, "Router") == [2, 1]
     # a file named after the name: one class a file, or a language without symbols
     chunks = [rec(1, "io/circe/Decoder.scala"), rec(2, "io/circe/KeyEncoder.scala")]
     assert ranked("definition", chunks, "KeyEncoder for Map keys") == [2, 1]

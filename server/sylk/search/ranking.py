@@ -19,12 +19,13 @@ the names it mentions, or whole files, puts other functions above the one it des
 
 ``members``
     a class chunk is its header and its members' signatures: when one of its members is
-    a candidate too, the member (the more precise answer) goes first; not when the query's
-    words are all in the class's name (``retry policy``: ``HttpRetryPolicy``). Words and
-    questions.
+    a candidate too, the member (the more precise answer) takes the class's place and the
+    class falls back; not when the query's words are all in the class's name (``retry
+    policy``: ``HttpRetryPolicy``). Words and questions.
 ``definition``
     the chunk that defines a name typed (``APIRouter``, ``parse_url``; in a question also
-    among words: ``how does APIRouter include routes``). Names and questions.
+    among words: ``how does APIRouter include routes``), most of all in the file named
+    after it. Names and questions.
 ``path``
     a query word that names the file or its folder (``websocket endpoint``:
     ``websockets.py``; ``dependency injection``: ``dependencies/utils.py``;
@@ -65,6 +66,8 @@ from .fusion import Fused
 CONTAINER_YIELD = 0.6
 # definition: the chunk defining a name typed, or a chunk of a file named after it
 DEFINITION_BOOST = 3.0
+# ... and a definition in the file named after it, this much more
+OWN_FILE = 1.5
 # path: a query word naming the file (its stem), or a folder on its path (half as much)
 PATH_BOOST = 0.5
 # code: a test, example, doc ... chunk for a question in words
@@ -127,29 +130,49 @@ def _scaled(fused: Sequence[Fused], factors: Mapping[int, float]) -> list[Fused]
 
 
 def members_first(fused: list[Fused], records: Records, query: RankQuery) -> list[Fused]:
-    """A container chunk yields to its own members among the candidates, unless the
-    query's words are all in its name (``retry policy``: ``HttpRetryPolicy`` is asked for)."""
-    owners = {(r.path, r.container.rsplit(".", 1)[-1]) for r in (records[f.id] for f in fused) if r.container}
+    """A container chunk yields its place to its best member among the candidates and
+    falls back, unless the query's words are all in its name (``retry policy``:
+    ``HttpRetryPolicy`` is asked for). The file keeps its place: in a language whose every
+    definition sits in a module or class (Elixir, Scala, PHP) the container's chunk is the
+    file's opening, and dropping it dropped the file."""
+    best: dict[tuple[str, str], int] = {}  # (path, container's name) -> its best member
+    for i, f in enumerate(fused):
+        r = records[f.id]
+        if r.container:
+            best.setdefault((r.path, r.container.rsplit(".", 1)[-1]), i)
     asked = {stem(w) for w in query.words}
 
     def named(symbol: str) -> bool:
         return bool(asked) and asked <= {stem(w) for w in split_words(symbol)}
 
-    return _scaled(fused, {i: CONTAINER_YIELD for i, f in enumerate(fused)
-                           if records[f.id].kind in CONTAINER_KINDS
-                           and (records[f.id].path, records[f.id].symbol) in owners
-                           and not named(records[f.id].symbol)})
+    factors: dict[int, float] = {}
+    for i, f in enumerate(fused):
+        r = records[f.id]
+        m = best.get((r.path, r.symbol)) if r.kind in CONTAINER_KINDS else None
+        if m is None or named(r.symbol):
+            continue
+        factors[i] = CONTAINER_YIELD
+        if m > i and fused[m].score > 0:  # the member takes the container's place
+            factors[m] = max(factors.get(m, 1.0), f.score / fused[m].score)
+    return _scaled(fused, factors)
 
 
 def definitions_first(fused: list[Fused], records: Records, query: RankQuery) -> list[Fused]:
     """The chunks defining a name typed, and the chunks of a file named after it (one
-    class a file, as in Java, C# or Scala; or a language Sylk has no symbols for)."""
+    class a file, as in Java, C# or Scala; or a language Sylk has no symbols for); a
+    definition in the file named after it most (``Router``: the module of ``router.ex``
+    before a function ``router`` of ``phx.routes.ex``)."""
     if not query.names:
         return fused
     names = set(query.names)
-    return _scaled(fused, {i: DEFINITION_BOOST for i, f in enumerate(fused)
-                           if (records[f.id].symbol and name_key(records[f.id].symbol) in names)
-                           or _file_stem_key(records[f.id].path) in names})
+    factors: dict[int, float] = {}
+    for i, f in enumerate(fused):
+        r = records[f.id]
+        defines = bool(r.symbol) and name_key(r.symbol) in names
+        named = _file_stem_key(r.path) in names
+        if defines or named:
+            factors[i] = DEFINITION_BOOST * (OWN_FILE if defines and named else 1.0)
+    return _scaled(fused, factors)
 
 
 def _file_stem_key(path: str) -> str:
