@@ -266,6 +266,21 @@ async def test_sylk_search_lexical_over_stdio(client: LanguageClient):
     assert [f.value for f in result.facets.language] == ["python"]
 
 
+async def test_sylk_search_leaves_out_what_is_excluded_over_stdio(client: LanguageClient):
+    await wait_for_progress_end(client)
+    every = await client.protocol.send_request_async("sylk/search", {"query": "service", "mode": "lexical",
+                                                                     "limit": 100})
+    assert {h.language for h in every.hits} == {"java", "markdown"}
+    for params, kept in (({"query": "service -lang:markdown"}, {"java"}),
+                         ({"query": "service", "filters": {"exclude": {"paths": ["java/**"]}}}, {"markdown"})):
+        result = await client.protocol.send_request_async("sylk/search", {**params, "mode": "lexical", "limit": 100})
+        assert {h.language for h in result.hits} == kept, params
+    lines = await client.protocol.send_request_async("sylk/search", {
+        "query": "service", "mode": "exact", "caseSensitive": False, "limit": 100,
+        "filters": {"exclude": {"paths": ["java/**"]}}})
+    assert lines.hits and all(not h.path.startswith("java/") for h in lines.hits)
+
+
 async def test_sylk_search_explain_over_stdio(client: LanguageClient):
     await wait_for_progress_end(client)
     result = await client.protocol.send_request_async("sylk/search", {

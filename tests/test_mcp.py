@@ -135,6 +135,16 @@ async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_
         expanded = await mcp_call(s, "search_code", query="getUserById", mode="lexical", expand=True)
         assert expanded["expandedTerms"][:4] == ["get", "user", "by", "id"]
         assert expanded["hits"][0]["path"] == "app/repository.py"
+        every = await mcp_call(s, "search_code", query="service", mode="lexical", limit=100)
+        assert {h["language"] for h in every["hits"]} == {"java", "markdown"}
+        left = await mcp_call(s, "search_code", query="service", mode="lexical", limit=100, exclude=["path:java/**"])
+        assert {h["language"] for h in left["hits"]} == {"markdown"}
+        left = await mcp_call(s, "search_code", query="service -lang:markdown", mode="lexical", limit=100)
+        assert {h["language"] for h in left["hits"]} == {"java"}
+        lines = await mcp_call(s, "grep", pattern="(?i)service", limit=100, exclude=["path:java/**"])
+        assert lines["hits"] and all(not h["path"].startswith("java/") for h in lines["hits"])
+        bad = await mcp_call_error(s, "grep", pattern="user", exclude=["role:test"])
+        assert "invalid argument exclude" in bad
         untagged = await mcp_call(s, "search_code", query="user", mode="lexical", tags=["backend"])
         assert untagged["hits"] == []  # nothing carries that tag
         nogit = await mcp_call(s, "search_code", query="user", mode="lexical", authors=["Ann"])

@@ -680,3 +680,22 @@ end
     for args, (pattern, message) in zip(errors, got[len(cases):], strict=True):
         assert pattern is None, args
         assert message.startswith("unknown flag -q" if args == "-q foo" else "usage: :SylkGrep"), (args, message)
+
+
+def test_neovim_search_arguments_keep_exclusions_in_the_query(nvim: Neovim, tmp_path: Path) -> None:
+    """:SylkSearch's options are -mode= and -limit=; a filter written with a leading -
+    (``-role:test``, ``-path:vendor/**``) is part of the query, which the server reads."""
+    cases = {
+        "-mode=lexical retry -role:test": ["retry -role:test", "lexical"],
+        "-lexical -path:vendor/** retry": ["-path:vendor/** retry", "lexical"],
+        "retry -lang:markdown lang:python": ["retry -lang:markdown lang:python", None],
+    }
+    report = run_lua(nvim, tmp_path, f"""
+local format = require("sylk.format")
+out.got = {{}}
+for _, args in ipairs(vim.fn.json_decode({json.dumps(json.dumps(list(cases)))})) do
+  local query, opts = format.parse_args(args)
+  out.got[#out.got + 1] = {{query, opts.mode or vim.NIL}}
+end
+""")
+    assert report["got"] == list(cases.values())

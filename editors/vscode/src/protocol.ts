@@ -67,7 +67,15 @@ export interface SearchFilters {
   modifiedBefore?: string | number;
   /** true: only chunks holding an exported definition; false: only the others; null: either. */
   exported?: boolean | null;
+  /** Leave out what matches any of these (inline: `-path:vendor/**`, `-role:test`). */
+  exclude?: SearchExclusions;
 }
+
+/** What a search leaves out (`filters.exclude`): the filters of values. */
+export type SearchExclusions = Pick<
+  SearchFilters,
+  "languages" | "types" | "paths" | "kinds" | "packages" | "roles" | "tags" | "authors"
+>;
 
 /**
  * `sylk/search` params. In the modes exact and regex `query` is the literal or the Python
@@ -367,7 +375,7 @@ export const SEARCH_PARAMS_FIELDS: AllFields<SearchParams> = {
 
 export const SEARCH_FILTERS_FIELDS: AllFields<SearchFilters> = {
   languages: true, types: true, paths: true, kinds: true, packages: true, minLines: true, maxLines: true, roles: true, tags: true,
-  authors: true, modifiedAfter: true, modifiedBefore: true, exported: true,
+  authors: true, modifiedAfter: true, modifiedBefore: true, exported: true, exclude: true,
 };
 
 export const INDEX_STATUS_FIELDS: AllFields<IndexStatus> = {

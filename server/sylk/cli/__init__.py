@@ -90,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-g", "--glob", action="append", help="only paths matching this glob (gitignore syntax; repeatable)")
     p.add_argument("--lang", action="append", help="only this language (repeatable)")
     p.add_argument("--package", action="append", help="only this package and those below it (repeatable)")
+    p.add_argument("--exclude", action="append", metavar="FILTER",
+                   help="leave out files this filter matches: path:GLOB, lang:L, type:T, package:P (repeatable)")
     p.add_argument("-c", "--count", action="store_true", help="print path:count of matching lines per file")
     p.add_argument("--json", action="store_true", help="the result as JSON (what sylk/search answers, 1-based)")
     p.add_argument("--limit", type=int, default=None, help="at most this many lines (default: all)")
@@ -116,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exported", action=argparse.BooleanOptionalAction, default=None,
                    help="only code holding an exported definition, or with --no-exported only the rest "
                         "(inline: exported:true, exported:false, is:exported)")
+    p.add_argument("--exclude", action="append", metavar="FILTER",
+                   help="leave out what this filter matches, e.g. path:vendor/**, role:test, lang:markdown "
+                        "(repeatable; inline: -path:vendor/**)")
     p.add_argument("--author", action="append", help="only files whose last commit is by this author (git)")
     p.add_argument("--after", help="only files last committed on or after this date (git), e.g. 2024-05-31")
     p.add_argument("--before", help="only files last committed before this date (git)")

@@ -23,7 +23,15 @@ from ..model import is_virtual
 from ..search import references
 from ..search.file_lines import file_lines, file_text
 from ..search.params import wants_lines
-from ..search.query import Filters, QueryError, check_min_score, check_values, from_settings, parse_inline
+from ..search.query import (
+    Filters,
+    QueryError,
+    check_min_score,
+    check_values,
+    from_settings,
+    parse_exclusions,
+    parse_inline,
+)
 from ..search.symbol_search import SymbolFilter
 from .args import workspace_root
 from .errors import CliError
@@ -189,6 +197,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         text, inline = parse_inline(args.query)
         for option, name in (("lang", "languages"), ("type", "types"), ("kind", "kinds")):
             check_values(f"--{option}", name, getattr(args, option) or ())
+        exclude = parse_exclusions("--exclude", args.exclude or ())
         # the floor the command line gives, else the settings' (from_settings)
         floor = {} if args.min_score is None else {"min_score": check_min_score("--min-score", args.min_score)}
     except QueryError as exc:
@@ -203,7 +212,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     filters = Filters(languages=tuple(args.lang or ()), paths=tuple(args.glob or ()), kinds=tuple(args.kind or ()),
                       packages=tuple(args.package or ()), types=tuple(args.type or ()), roles=tuple(args.role or ()), tags=tuple(args.tag or ()),
                       authors=tuple(args.author or ()), modified_after=after,
-                      modified_before=before, exported=args.exported).merged(inline)
+                      modified_before=before, exported=args.exported, exclude=exclude).merged(inline)
     settings = settings_for(root)
     s = settings.search  # what the command line does not say comes from the settings
     if wants_lines({"query": args.query}):

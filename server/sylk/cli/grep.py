@@ -13,7 +13,15 @@ from pathlib import Path
 
 from .. import config, wire
 from ..errors import FieldError
-from ..search.query import Filters, GrepRequest, QueryError, check_values, line_filters, parse_inline
+from ..search.query import (
+    Filters,
+    GrepRequest,
+    QueryError,
+    check_values,
+    line_filters,
+    parse_exclusions,
+    parse_inline,
+)
 from .args import workspace_root
 from .terminal import open_index, refresh
 from .errors import CliError
@@ -28,12 +36,14 @@ def cmd_grep(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
     try:
         languages = check_values("--lang", "languages", args.lang or ())
+        exclude = parse_exclusions("--exclude", args.exclude or (), line=True)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}", 2)
     req = GrepRequest(args.pattern, "exact" if args.fixed_strings else "regex", _case(args), args.word_regexp,
-                      Filters(languages=languages, paths=tuple(args.glob or ()), packages=tuple(args.package or ())),
+                      Filters(languages=languages, paths=tuple(args.glob or ()), packages=tuple(args.package or ()),
+                              exclude=exclude),
                       limit=None if args.count else args.limit, time_limit_s=None)
     ws = open_index(root)
     try:

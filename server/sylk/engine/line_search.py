@@ -19,9 +19,10 @@ from ..ingest.file_types import file_type
 from ..ingest.grams import path_key
 from ..languages import language_for_path
 from ..search import grep
+from ..search.filters import Admit, Lookups
 from ..search.grep import GrepFile, GrepResult
 from ..search.pattern import compile_pattern
-from ..search.query import GrepRequest, package_matcher, path_matcher
+from ..search.query import GrepRequest
 from ..search.results import IndexState
 from ..store.stores import Stores
 from .symbol_index import SymbolIndex
@@ -114,12 +115,6 @@ def _described(rel: str, language: str | None) -> GrepFile:
 
 
 def _filtered(files: list[GrepFile], req: GrepRequest, packages: Mapping[str, str]) -> list[GrepFile]:
-    f = req.filters
-    if f.languages:
-        files = [x for x in files if x.language in f.languages]
-    if f.types:
-        files = [x for x in files if x.type in f.types]
-    for matches in (path_matcher(f.paths), package_matcher(packages, f.packages)):
-        if matches is not None:
-            files = [x for x in files if matches(x.path)]
-    return files
+    """The files the filters keep (the kind of a line's symbol is grep.py's to check)."""
+    admit = Admit(req.filters, Lookups(packages), skip=("kinds",))
+    return [x for x in files if admit(x)] if admit else files

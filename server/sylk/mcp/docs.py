@@ -47,7 +47,9 @@ kinds (function, method, class, struct, interface, heading, ...), roles (test, \
 repository, service, handler, command, query, entity: told from names and paths); in a \
 git repository also authors (of each file's last commit) and modified_after/before, and \
 types ["git_commit"] searches commit messages. The same filters work inline in the \
-query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry backoff".
+query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry backoff". \
+exclude leaves out what its filters match (["role:test", "path:vendor/**", "lang:markdown"]); \
+inline, a leading - does the same: "retry -role:test -path:vendor/**".
 
 Options add to the answer: fuzzy lets words match with a typo or two; facets counts \
 all matches by language, type, kind and folder ("facets"); group_by (file, language, \

@@ -30,7 +30,7 @@ from ..search.grep import GrepResult
 from ..search.merge import MergedLines, MergedResult, folder_request, merge_line_results, merge_results, \
     merge_symbols
 from ..search.params import line_request_from_params, request_from_params
-from ..search.query import MODES, TYPES, GrepRequest, QueryError, SearchRequest
+from ..search.query import MODES, TYPES, Filters, GrepRequest, QueryError, SearchRequest, parse_exclusions
 from ..search.results import SearchResult
 from ..model import ROLES, SYMBOL_KINDS
 from ..search.symbol_search import SymbolFilter, SymbolHit
@@ -64,6 +64,14 @@ def argument_error(exc: QueryError, params: Mapping[str, Any]) -> ToolError:
     if not given:
         return ToolError(f"invalid argument query: inline filter {exc.field}: {message}")
     return ToolError(f"invalid argument {_ARGUMENT.get(name) or snake(name)}: {message}")
+
+
+def _exclusions(items: list[str] | None, *, line: bool = False) -> Filters | None:
+    """The ``exclude`` argument: inline filters to leave out (query.parse_exclusions)."""
+    try:
+        return parse_exclusions("exclude", items or (), line=line)
+    except QueryError as exc:
+        raise ToolError(f"invalid argument exclude: {str(exc).split(': ', 1)[-1]}") from exc
 
 
 def search_params(query: str, mode: str, limit: int, offset: int, filters: Mapping[str, Any],
@@ -139,6 +147,9 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                                                   "and paths (test code, repositories, ...)")] = None,
         exported: Annotated[bool | None, Field(description="true: only code of exported (public) definitions; "
                                                            "false: only the rest; unset: both")] = None,
+        exclude: Annotated[list[str] | None, Field(description="Leave out what these filters match, written as "
+                                                               "inline filters: path:vendor/**, role:test, "
+                                                               "lang:markdown, kind:heading, ...")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits per page")] = min(
             settings.search.limit, MAX_LIMIT),
         offset: Annotated[int, Field(ge=0, description="Hits to skip: the nextOffset of the previous "
@@ -187,6 +198,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
             req = request_from_params(params, folders.settings.search)
         except QueryError as exc:
             raise argument_error(exc, params) from exc
+        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=_exclusions(exclude))))
         if not req.query.strip():
             raise ToolError("invalid argument query: no words to search for (inline filters alone select nothing)")
         if req.follow_ups and not req.facets:  # refinements are read from the facets
@@ -234,6 +246,8 @@ def setup(app: MCPServer, folders: Folders) -> None:
         kinds: Annotated[list[str] | None, Field(description="Only lines inside a symbol of these kinds "
                                                              "(function, method, class, ...)")] = None,
         packages: Annotated[list[str] | None, Field(description="Only these packages and those below them")] = None,
+        exclude: Annotated[list[str] | None, Field(description="Leave out files these filters match: path:GLOB, "
+                                                               "lang:L, type:T, package:P")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Lines per page")] = 50,
         offset: Annotated[int, Field(ge=0, description="Lines to skip: the nextOffset of the previous page")] = 0,
     ) -> dict[str, Any]:
@@ -246,6 +260,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
             req = line_request_from_params(params, folders.settings.search)
         except QueryError as exc:
             raise argument_error(exc, params) from exc
+        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=_exclusions(exclude, line=True))))
         engines = await folders.engines()
         try:
             engines, merged = await anyio.to_thread.run_sync(_grep, engines, req)

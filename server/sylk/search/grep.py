@@ -83,7 +83,8 @@ def search(req: GrepRequest, pattern: Pattern, files: Sequence[GrepFile], read: 
     the trigram index's candidates (said in the result)."""
     start = clock()
     deadline = start + req.time_limit_s if req.time_limit_s is not None else None
-    kinds = frozenset(req.filters.kinds)
+    kinds = frozenset(req.filters.kinds)  # the kind of the symbol enclosing a line (filters.py's kinds)
+    not_kinds = frozenset(req.filters.exclude.kinds) if req.filters.exclude is not None else frozenset()
     hits: list[LineHit] = []
     total = searched = 0
     stopped = False
@@ -101,8 +102,9 @@ def search(req: GrepRequest, pattern: Pattern, files: Sequence[GrepFile], read: 
         if text is None:
             continue
         for n, (line_no, line, spans) in enumerate(matching_lines(pattern, text)):
-            symbol = enclosing(f.path, line_no) if kinds or (want is None or total < want) else None
-            if kinds and (symbol is None or symbol.kind not in kinds):
+            symbol = enclosing(f.path, line_no) if kinds or not_kinds or (want is None or total < want) else None
+            if (kinds and (symbol is None or symbol.kind not in kinds)) or \
+                    (symbol is not None and symbol.kind in not_kinds):
                 continue
             total += 1
             if total > req.offset and (want is None or total <= want):

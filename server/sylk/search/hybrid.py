@@ -30,18 +30,18 @@ import attrs
 
 from ..model import doc_id, is_virtual
 from ..store.annotations import GitFile
-from ..store.lexical import ChunkHit, LexicalIndex
+from ..store.lexical import INDEX_FIELDS, ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from ..text.query_terms import QueryTerms, analyze
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .nearest import VectorSpace, nearest
-from .query import Filters, SearchRequest, package_matcher, path_matcher, unknown_packages
+from .filters import INDEX_FILTERS, Admit, Lookups
+from .query import Filters, SearchRequest, unknown_packages
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
 from .results import Explanation, Hit, IndexState, SearchResult
-from .roles import roles_of
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses the first fusion.DEPTH (at least 3x the page) of each.
@@ -61,14 +61,17 @@ class _Context:
 
     terms: QueryTerms
     pool: int  # candidates each side fetches
-    paths: Callable[[str], bool] | None  # the paths filter
     packages: dict[str, str]  # path -> package
-    git: dict[str, GitFile] | None  # the git lookup when a git filter needs it
-    tagged: dict[str, tuple[str, ...]] | None  # the tags lookup when the tags filter needs it
+    admit: Admit  # every filter (the semantic side's candidates)
+    after: Admit  # the filters the lexical index does not apply (its candidates, after it)
     all_git: dict[str, GitFile]  # for the hits' author and date
     all_tags: dict[str, tuple[str, ...]]
     semantic_ready: bool
-    post_filtered: bool  # a filter Tantivy does not apply drops candidates after it
+
+    @property
+    def post_filtered(self) -> bool:
+        """A filter Tantivy does not apply drops candidates after it."""
+        return bool(self.after)
 
 
 @attrs.define
@@ -162,18 +165,14 @@ class HybridSearch:
     # stages -------------------------------------------------------------
     def _context(self, req: SearchRequest) -> _Context:
         f = req.filters
-        git = self.manifest.git_lookup() if f.needs_git else None
-        tagged = self.manifest.tag_lookup() if f.tags else None
-        paths = path_matcher(f.paths)
+        git, tags = self.manifest.git_lookup(), self.manifest.tag_lookup()
+        lookups = Lookups(self.manifest.file_packages(), git, tags)
         return _Context(
             terms=analyze(" ".join((req.query, *req.extra_terms))),
             pool=max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR),
-            paths=paths, packages=self.manifest.file_packages(), git=git, tagged=tagged,
-            all_git=git if git is not None else self.manifest.git_lookup(),
-            all_tags=tagged if tagged is not None else self.manifest.tag_lookup(),
-            semantic_ready=any(s is not None and len(s) > 0 for s in (self.main, self.quick)),
-            post_filtered=paths is not None or bool(f.roles) or git is not None or tagged is not None
-            or f.exported is not None)
+            packages=lookups.packages, admit=Admit(f, lookups), after=Admit(f, lookups, INDEX_FILTERS),
+            all_git=git, all_tags=tags,
+            semantic_ready=any(s is not None and len(s) > 0 for s in (self.main, self.quick)))
 
     def _sides(self, req: SearchRequest, ctx: _Context) -> _Sides:
         """Each side's candidates, best first, that pass the filters."""
@@ -184,22 +183,17 @@ class HybridSearch:
         if req.mode in ("hybrid", "lexical"):
             hits, sides.lexical_total = self._lexical(req, ctx.terms, ctx.pool)
             sides.records.update(self.manifest.chunks_by_id([h.id for h in hits]))
-            f = req.filters
+            after = ctx.after
             for h in hits:
                 rec = sides.records.get(h.id)
-                if rec is not None and (ctx.paths is None or ctx.paths(rec.path)) and \
-                        (not f.roles or _has_role(rec, f.roles)) and \
-                        (f.exported is None or rec.exported == f.exported) and \
-                        (ctx.git is None or _git_ok(rec, f, ctx.git)) and \
-                        (ctx.tagged is None or _tags_ok(rec, f, ctx.tagged)):
+                if rec is not None and after(rec):
                     sides.lexical.append(Scored(h.id, h.score))
         if req.mode in ("hybrid", "semantic") and req.query.strip():
             if not ctx.semantic_ready:
                 sides.message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                sides.semantic = self._semantic(
-                    req, ctx.pool, _both(ctx.paths, package_matcher(ctx.packages, req.filters.packages)),
-                    sides.records, ctx.git, ctx.tagged, nearest.result() if nearest else self._nearest(req.query, k))
+                sides.semantic = self._semantic(ctx.pool, ctx.admit, sides.records,
+                                                nearest.result() if nearest else self._nearest(req.query, k))
         return sides
 
     def _fuse(self, req: SearchRequest, ctx: _Context, sides: _Sides) -> tuple[list[Fused], int]:
@@ -258,28 +252,27 @@ class HybridSearch:
     # sides --------------------------------------------------------------
     def _lexical(self, req: SearchRequest, terms: QueryTerms, pool: int) -> tuple[list[ChunkHit], int]:
         f = req.filters
-        query = self.lexical.build_query(terms, fuzzy=req.fuzzy, languages=f.languages, types=f.types,
-                                         kinds=f.kinds, packages=f.packages, min_lines=f.min_lines,
-                                         max_lines=f.max_lines)
-        # path globs (roles, tags, git, exported) are applied afterwards: fetch more when they may drop candidates
-        after = f.paths or f.roles or f.tags or f.needs_git or f.exported is not None
+        ex = f.exclude or Filters()
+        query = self.lexical.build_query(
+            terms, fuzzy=req.fuzzy, must={n: getattr(f, n) for n in INDEX_FIELDS},
+            must_not={n: getattr(ex, n) for n in INDEX_FIELDS}, min_lines=f.min_lines, max_lines=f.max_lines)
+        # the other filters are applied afterwards: fetch more when they may drop candidates
+        after = bool(Admit(f, skip=INDEX_FILTERS))
         return self.lexical.search_chunks(query, pool * (4 if after else 1))
 
     def _nearest(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query's embedding, with their cosine similarity."""
         return nearest(query, k, self.main, self.quick)
 
-    def _semantic(self, req: SearchRequest, pool: int, paths: Callable[[str], bool] | None,
-                  records: dict[int, ChunkRecord], git: dict[str, GitFile] | None,
-                  tagged: dict[str, tuple[str, ...]] | None, found: list[tuple[int, float]]) -> list[Scored]:
+    def _semantic(self, pool: int, admit: Admit, records: dict[int, ChunkRecord],
+                  found: list[tuple[int, float]]) -> list[Scored]:
         """The first ``pool`` of ``found`` (the nearest chunks) that pass the filters."""
         missing = [cid for cid, _ in found if cid not in records]
         records.update(self.manifest.chunks_by_id(missing))
         out: list[Scored] = []
         for cid, score in found:
             rec = records.get(cid)
-            if rec is None or not _passes(rec, req.filters, paths) or (git is not None and not _git_ok(
-                    rec, req.filters, git)) or (tagged is not None and not _tags_ok(rec, req.filters, tagged)):
+            if rec is None or not admit(rec):
                 continue
             out.append(Scored(cid, score))
             if len(out) >= pool:
@@ -368,54 +361,8 @@ def _words_regex(words: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)), re.IGNORECASE)
 
 
-def _both(a: Callable[[str], bool] | None, b: Callable[[str], bool] | None) -> Callable[[str], bool] | None:
-    if a is None or b is None:
-        return a or b
-    return lambda path: a(path) and b(path)
-
-
-def _passes(rec: ChunkRecord, f: Filters, paths: Callable[[str], bool] | None) -> bool:
-    if f.languages and (rec.language or "text") not in f.languages:
-        return False
-    if f.types and rec.type not in f.types:
-        return False
-    if f.kinds and rec.kind not in f.kinds:
-        return False
-    n = rec.end_line - rec.start_line + 1
-    if f.min_lines is not None and n < f.min_lines:
-        return False
-    if f.max_lines is not None and n > f.max_lines:
-        return False
-    if f.roles and not _has_role(rec, f.roles):
-        return False
-    if f.exported is not None and rec.exported != f.exported:
-        return False
-    return paths is None or paths(rec.path)
-
-
-def _has_role(rec: ChunkRecord, roles: Sequence[str]) -> bool:
-    return any(r in roles for r in roles_of(rec.kind, rec.symbol, rec.container, rec.path))
-
-
 def _commit_snippet(message: str, lines: int = 6) -> str:
     return "\n".join(message.strip().splitlines()[:lines])
-
-
-def _tags_ok(rec: ChunkRecord, f: Filters, tagged: dict[str, tuple[str, ...]]) -> bool:
-    have = tagged.get(rec.path, ())
-    return any(t in have for t in f.tags)
-
-
-def _git_ok(rec: ChunkRecord, f: Filters, git: dict[str, GitFile]) -> bool:
-    """The git filters: a file without metadata (untracked, or no git) never passes them."""
-    meta = git.get(rec.path)
-    if meta is None:
-        return False
-    if f.authors and meta.author not in f.authors:
-        return False
-    if f.modified_after is not None and meta.time < f.modified_after:
-        return False
-    return f.modified_before is None or meta.time < f.modified_before
 
 
 def _facets(records: Sequence[ChunkRecord], packages: dict[str, str],

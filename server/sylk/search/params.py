@@ -13,19 +13,21 @@ from typing import Any
 from ..config import SearchSettings
 from ..model import LINE_MODES
 from .agent import GROUP_BY, expand_terms
+from .filters import BOUND, FILTERS, TIME, VALUES
 from .query import (
     CASE_CHOICES,
-    LINE_FILTERS,
     MODES,
     Filters,
     GrepRequest,
     QueryError,
     SearchRequest,
     Weights,
+    check_bound,
     check_exported,
     check_min_score,
     check_values,
     from_settings,
+    line_filter_keys,
     line_filters,
     parse_inline,
     parse_time,
@@ -64,21 +66,8 @@ def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings
         text, inline = parse_inline(query)
         query, mode = _SLASHED.match(text).group(1), "regex"  # type: ignore[union-attr]
         if inline != line_filters(inline):
-            raise QueryError("query", "a /regex/ query filters by lang:, type:, path:, kind: and package: only")
-    raw = params.get("filters")
-    raw = {} if raw is None else raw
-    if not isinstance(raw, Mapping):
-        raise QueryError("filters", "expected an object")
-    unknown = sorted(set(raw) - set(LINE_FILTERS))
-    if unknown:
-        raise QueryError(f"filters.{unknown[0]}", f"not supported in mode {mode} (supported: {', '.join(LINE_FILTERS)})")
-    filters = Filters(
-        languages=check_values("filters.languages", "languages", _strings("filters.languages", raw.get("languages"))),
-        types=check_values("filters.types", "types", _strings("filters.types", raw.get("types"))),
-        paths=_strings("filters.paths", raw.get("paths")),
-        kinds=check_values("filters.kinds", "kinds", _strings("filters.kinds", raw.get("kinds"))),
-        packages=_strings("filters.packages", raw.get("packages")),
-    ).merged(inline)
+            raise QueryError("query", f"a /regex/ query filters by {line_filter_keys()} only")
+    filters = filters_from_params(params.get("filters"), line=True, mode=mode).merged(inline)
     case = params.get("caseSensitive", "smart")
     if not any(case is c or (isinstance(c, str) and case == c) for c in CASE_CHOICES):
         raise QueryError("caseSensitive", f"true, false or \"smart\", got {case!r}")
@@ -103,32 +92,7 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
     mode = params.get("mode", settings.mode)
     if mode not in MODES:
         raise QueryError("mode", f"one of {', '.join(MODES)}, got {mode!r}")
-    raw = params.get("filters")
-    raw = {} if raw is None else raw
-    if not isinstance(raw, Mapping):
-        raise QueryError("filters", "expected an object")
-    known = {"languages", "types", "paths", "kinds", "packages", "minLines", "maxLines", "roles", "authors",
-             "modifiedAfter", "modifiedBefore", "tags", "exported"}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise QueryError(f"filters.{unknown[0]}", f"not supported (supported: {', '.join(sorted(known))})")
-    def known(name: str) -> tuple[str, ...]:
-        return check_values(f"filters.{name}", name, _strings(f"filters.{name}", raw.get(name)))
-    filters = Filters(
-        languages=known("languages"),
-        types=known("types"),
-        paths=_strings("filters.paths", raw.get("paths")),
-        kinds=known("kinds"),
-        packages=_strings("filters.packages", raw.get("packages")),
-        min_lines=_int("filters.minLines", raw.get("minLines"), low=0),
-        max_lines=_int("filters.maxLines", raw.get("maxLines"), low=0),
-        roles=check_values("filters.roles", "roles", _strings("filters.roles", raw.get("roles"))),
-        tags=_strings("filters.tags", raw.get("tags")),
-        authors=_strings("filters.authors", raw.get("authors")),
-        modified_after=_time("filters.modifiedAfter", raw.get("modifiedAfter")),
-        modified_before=_time("filters.modifiedBefore", raw.get("modifiedBefore")),
-        exported=check_exported("filters.exported", raw.get("exported")),
-    )
+    filters = filters_from_params(params.get("filters"))
     w = params.get("weights")
     w = {} if w is None else w
     if not isinstance(w, Mapping):
@@ -166,6 +130,40 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         min_score=check_min_score("minScore", params["minScore"]) if "minScore" in params
         else settings.min_score or None,
     )
+
+
+def filters_from_params(raw: Any, *, line: bool = False, mode: str = "", field: str = "filters") -> Filters:
+    """The ``filters`` object of sylk/search read through the filter table (filters.py),
+    its ``exclude`` object too (filters of values only); ``line``: a line search's."""
+    raw = {} if raw is None else raw
+    if not isinstance(raw, Mapping):
+        raise QueryError(field, "expected an object")
+    specs = [s for s in FILTERS if s.line or not line]
+    known = {s.wire: s for s in specs}
+    unknown = sorted(set(raw) - set(known) - ({"exclude"} if field == "filters" else set()))
+    if unknown:
+        supported = ", ".join(sorted(known))
+        if line:
+            raise QueryError(f"{field}.{unknown[0]}", f"not supported in mode {mode} (supported: {supported})")
+        raise QueryError(f"{field}.{unknown[0]}", f"not supported (supported: {supported})")
+    values: dict[str, Any] = {}
+    for wire, spec in known.items():
+        name, value = f"{field}.{wire}", raw.get(wire)
+        if spec.shape == VALUES:
+            values[spec.name] = check_values(name, spec.name, _strings(name, value))
+        elif value is not None:
+            values[spec.name] = (check_bound(name, value) if spec.shape == BOUND else _time(name, value)
+                                 if spec.shape == TIME else check_exported(name, value))
+    exclude = None
+    if field == "filters" and raw.get("exclude") is not None:
+        ex = raw["exclude"]
+        if isinstance(ex, Mapping):
+            bad = sorted(k for k in ex if k in known and not known[k].negatable)
+            if bad:
+                raise QueryError(f"filters.exclude.{bad[0]}", "only filters of values can leave out what matches: "
+                                 + ", ".join(s.wire for s in specs if s.negatable))
+        exclude = filters_from_params(ex, line=line, mode=mode, field="filters.exclude")
+    return Filters(**values, exclude=exclude)
 
 
 def _float(field: str, value: Any, default: float) -> float:

@@ -14,13 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
-import pathspec
 
 from ..config import SearchSettings
 from ..errors import FieldError
 from ..ingest.packages import within
 from ..languages import BY_NAME
 from ..model import CHUNK_KINDS, FILE_TYPES, ROLES, SEARCH_MODES
+from .filters import BOUND, BY_INLINE, FILTERS, LINE_FILTERS, TIME, VALUES, Filters, path_matcher
 from .fusion import RRF_K
 
 MODES = SEARCH_MODES
@@ -33,66 +33,6 @@ _DEFAULTS = SearchSettings()  # the defaults are the settings' (config.py)
 
 class QueryError(FieldError):
     """A malformed search request; ``field`` names the offending parameter."""
-
-
-@attrs.frozen
-class Filters:
-    languages: tuple[str, ...] = ()
-    types: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()  # gitignore-style globs, relative to the root
-    kinds: tuple[str, ...] = ()
-    packages: tuple[str, ...] = ()  # ingest.packages: each with the packages it holds
-    min_lines: int | None = None
-    max_lines: int | None = None
-    roles: tuple[str, ...] = ()  # model.ROLES
-    # git metadata (gitmeta.py): files whose last commit is by one of these authors / in this window
-    tags: tuple[str, ...] = ()  # user tags (documents.tag): any of them
-    authors: tuple[str, ...] = ()
-    modified_after: int | None = None  # seconds since the epoch
-    modified_before: int | None = None
-    # chunks holding an exported definition (True), or not (False: private definitions,
-    # and chunks holding none); None: either
-    exported: bool | None = None
-
-    @property
-    def needs_git(self) -> bool:
-        return bool(self.authors) or self.modified_after is not None or self.modified_before is not None
-
-    def merged(self, other: Filters) -> Filters:
-        return Filters(
-            languages=self.languages + other.languages,
-            types=self.types + other.types,
-            paths=self.paths + other.paths,
-            kinds=self.kinds + other.kinds,
-            packages=self.packages + other.packages,
-            min_lines=other.min_lines if other.min_lines is not None else self.min_lines,
-            max_lines=other.max_lines if other.max_lines is not None else self.max_lines,
-            roles=self.roles + other.roles,
-            tags=self.tags + other.tags,
-            authors=self.authors + other.authors,
-            modified_after=other.modified_after if other.modified_after is not None else self.modified_after,
-            modified_before=other.modified_before if other.modified_before is not None else self.modified_before,
-            exported=other.exported if other.exported is not None else self.exported,
-        )
-
-    @property
-    def empty(self) -> bool:
-        return self == Filters()
-
-
-def path_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
-    """Whether a root-relative path matches one of ``globs`` (gitignore syntax, as every
-    ``paths`` filter reads them); None when there are none."""
-    return pathspec.GitIgnoreSpec.from_lines(globs).match_file if globs else None
-
-
-def package_matcher(packages: Mapping[str, str], wanted: Sequence[str]) -> Callable[[str], bool] | None:
-    """Whether a file (its root-relative path) is in one of the ``wanted`` packages or below
-    one (``packages``: path -> package, Manifest.file_packages); None when none is wanted.
-    The lexical index applies the same rule by itself (ingest.packages.ancestors)."""
-    if not wanted:
-        return None
-    return lambda path: any(within(packages.get(path, ""), w) for w in wanted)
 
 
 def unknown_packages(packages: Mapping[str, str], wanted: Sequence[str]) -> list[str]:
@@ -156,56 +96,88 @@ class GrepRequest:
 
 
 CASE_CHOICES = (True, False, "smart")
-LINE_FILTERS = ("languages", "types", "paths", "kinds", "packages")  # what a line search filters by
 
 
 def line_filters(f: Filters) -> Filters:
-    """``f`` with only what a line search filters by (LINE_FILTERS)."""
-    return Filters(languages=f.languages, types=f.types, paths=f.paths, kinds=f.kinds, packages=f.packages)
+    """``f`` with only what a line search filters by (filters.LINE_FILTERS)."""
+    return f.only(LINE_FILTERS)
 
 
-_INLINE = re.compile(
-    r'(?<!\S)(lang|language|type|path|kind|package|role|author|tag|minlines|maxlines|exported|is):("[^"]*"|\S+)')
-_INLINE_FIELD = {"lang": "languages", "language": "languages", "type": "types", "path": "paths", "kind": "kinds",
-                 "package": "packages", "role": "roles", "author": "authors", "tag": "tags"}
+_INLINE = re.compile(r'(?<![^\s(])(-?)(' + "|".join(sorted(BY_INLINE, key=len, reverse=True)) + r'|is):("[^"]*"|\S+)')
 
 
 def parse_inline(query: str) -> tuple[str, Filters]:
-    """``lang:python path:src/** kind:function retry backoff`` -> ("retry backoff", filters).
-    Values may be quoted (``path:"my dir/**"``) or comma-separated (``lang:go,rust``);
-    ``exported:true`` / ``exported:false`` (or ``is:exported``) filter by exported."""
-    found: dict[str, list[str]] = {k: [] for k in ("languages", "types", "paths", "kinds", "packages", "roles",
-                                                   "authors", "tags")}
-    bounds: dict[str, int] = {}
-    exported: list[bool] = []
+    """``lang:python path:src/** kind:function -role:test retry backoff`` -> ("retry
+    backoff", filters). Values may be quoted (``path:"my dir/**"``) or comma-separated
+    (``lang:go,rust``); a leading ``-`` leaves out what matches (filters of values only);
+    ``exported:true`` / ``exported:false`` (or ``is:exported``) filter by exported;
+    ``after:2024-05-31`` and ``before:`` by the date of the file's last commit."""
+    found: dict[str, dict[str, Any]] = {"": {}, "-": {}}
 
     def take(m: re.Match[str]) -> str:
-        key, value = m.group(1), m.group(2).strip('"')
+        neg, key, value = m.group(1), m.group(2), m.group(3).strip('"')
         if key == "is":
             if value != "exported":
                 raise QueryError("is", f"only is:exported is known, got is:{value}")
-            exported.append(True)
-        elif key == "exported":
-            exported.append(_INLINE_BOOL.get(value.lower(), value))  # type: ignore[arg-type]
-            check_exported("exported", exported[-1])
-        elif key in ("minlines", "maxlines"):
-            try:
-                bounds[key] = int(value)
-            except ValueError:
-                raise QueryError(key, f"expected a number, got {value!r}") from None
-        else:
+            key, value = "exported", "true"
+        spec = BY_INLINE[key]
+        if neg and not spec.negatable:
+            raise QueryError(f"-{key}", "only filters of values can leave out what matches: "
+                                        + ", ".join(f"-{s.inline[0]}:" for s in FILTERS if s.negatable))
+        into = found[neg]
+        if spec.shape == VALUES:
             values = [v for v in value.split(",") if v]
-            found[_INLINE_FIELD[key]].extend(check_values(key, _INLINE_FIELD[key], values))
+            into[spec.name] = into.get(spec.name, ()) + check_values(key, spec.name, values)
+        else:
+            into[spec.name] = read_value(key, spec.shape, value)
         return " "
     rest = _INLINE.sub(take, query)
-    filters = Filters(
-        languages=tuple(found["languages"]), types=tuple(found["types"]), paths=tuple(found["paths"]),
-        kinds=tuple(found["kinds"]), packages=tuple(found["packages"]), min_lines=bounds.get("minlines"),
-        max_lines=bounds.get("maxlines"),
-        roles=_roles("role", found["roles"]), authors=tuple(found["authors"]), tags=tuple(found["tags"]),
-        exported=exported[-1] if exported else None,
-    )
-    return " ".join(rest.split()), filters
+    exclude = Filters(**found["-"]) if found["-"] else None
+    return " ".join(rest.split()), Filters(**found[""], exclude=exclude)
+
+
+def parse_exclusions(field: str, items: Sequence[str], *, line: bool = False) -> Filters | None:
+    """What to leave out, written as inline filters without their ``-`` (``--exclude
+    path:vendor/**``, MCP's ``exclude``): the filters, or None for none. ``line``: only the
+    filters a line search applies. QueryError names ``field``."""
+    out = Filters()
+    for item in items:
+        rest, f = parse_inline("-" + item.removeprefix("-"))
+        if rest or f.exclude is None:
+            raise QueryError(field, f"expected a filter such as path:vendor/** or role:test, got {item!r}")
+        out = out.merged(f.exclude)
+    if line and out != line_filters(out):
+        raise QueryError(field, f"a line search leaves out by {line_filter_keys()} only")
+    return None if out.empty else out
+
+
+def read_value(field: str, shape: str, value: str) -> Any:
+    """A single-valued filter's value as written in a query or on the command line."""
+    if shape == BOUND:
+        try:
+            return check_bound(field, int(value))
+        except ValueError:
+            raise QueryError(field, f"expected a number, got {value!r}") from None
+    if shape == TIME:
+        try:
+            return parse_time(field, value)
+        except ValueError as exc:
+            raise QueryError(field, str(exc).split(": ", 1)[1]) from None
+    return check_exported(field, _INLINE_BOOL.get(value.lower(), value))
+
+
+def check_bound(field: str, value: Any) -> int:
+    """A number of lines (``minLines``, ``maxlines:``); QueryError names ``field``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QueryError(field, f"expected an integer, got {value!r}")
+    if value < 0:
+        raise QueryError(field, "must be >= 0")
+    return value
+
+
+def line_filter_keys() -> str:
+    """The inline keys of the filters a line search applies: ``lang:, type:, ...``."""
+    return ", ".join(f"{s.inline[0]}:" for s in FILTERS if s.line)
 
 
 _INLINE_BOOL = {"true": True, "yes": True, "false": False, "no": False}
@@ -245,10 +217,6 @@ def check_values(field: str, name: str, values: Sequence[str]) -> tuple[str, ...
         what = {"languages": "language", "kinds": "kind", "roles": "role"}[name]
         raise QueryError(field, f"unknown {what} {bad[0]!r}; one of {', '.join(allowed)}")
     return tuple(values)
-
-
-def _roles(field: str, values: Sequence[str]) -> tuple[str, ...]:
-    return check_values(field, "roles", values)
 
 
 def check_min_score(field: str, value: Any) -> float | None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -46,6 +46,10 @@ from ..text.query_terms import QueryTerms, analyze
 from .lexical_query import FieldWeights, compile_terms
 
 WORDS = "sylk_words"
+# the search filters (search/filters.py) this index applies itself: filter -> its field
+# (a package's field holds the packages above it too: asyncio holds asyncio.tasks);
+# ``lines`` is a range (build_query's min_lines, max_lines)
+INDEX_FIELDS = {"languages": "language", "types": "type", "kinds": "kind", "packages": "package"}
 LOWER = "sylk_lower"
 MAX_TOKEN = 64
 
@@ -281,23 +285,27 @@ class LexicalIndex:
                                order_by_field="chunk_id", order=tantivy.Order.Asc).hits
         return [cid for cid, _addr in hits]
 
-    def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, languages: Sequence[str] = (),
-                    types: Sequence[str] = (), kinds: Sequence[str] = (), packages: Sequence[str] = (),
-                    min_lines: int | None = None, max_lines: int | None = None,
-                    weights: FieldWeights | None = None) -> tantivy.Query:
+    def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, must: Mapping[str, Sequence[str]] = {},
+                    must_not: Mapping[str, Sequence[str]] = {}, min_lines: int | None = None,
+                    max_lines: int | None = None, weights: FieldWeights | None = None) -> tantivy.Query:
         """BM25 over chunk names, their words, contents and stemmed contents (see
-        lexical_query.py), with filters. ``text`` is what the user typed, or its analysis."""
+        lexical_query.py), with filters: ``must`` (filter -> values, any of them) and
+        ``must_not`` (none of them), each filter one of INDEX_FIELDS; a number of lines.
+        ``text`` is what the user typed, or its analysis."""
         terms = analyze(text) if isinstance(text, str) else text
-        clauses = [(tantivy.Occur.Must, compile_terms(self.index, self.schema, terms, fuzzy=fuzzy, weights=weights)),
-                   (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "doc_type", "chunk"))]
-        for field, values in (("language", languages), ("type", types), ("kind", kinds), ("package", packages)):
-            if values:
-                clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(
-                    [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, v)) for v in values])))
+        Q, Occur = tantivy.Query, tantivy.Occur
+        clauses = [(Occur.Must, compile_terms(self.index, self.schema, terms, fuzzy=fuzzy, weights=weights)),
+                   (Occur.Must, Q.term_query(self.schema, "doc_type", "chunk"))]
+        for occur, given in ((Occur.Must, must), (Occur.MustNot, must_not)):
+            for name, values in given.items():
+                if values:
+                    field = INDEX_FIELDS[name]
+                    clauses.append((occur, Q.boolean_query([(Occur.Should, Q.term_query(self.schema, field, v))
+                                                            for v in values])))
         if min_lines is not None or max_lines is not None:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(
+            clauses.append((Occur.Must, Q.range_query(
                 self.schema, "lines", tantivy.FieldType.Integer, min_lines, max_lines)))
-        return tantivy.Query.boolean_query(clauses)
+        return Q.boolean_query(clauses)
 
     def search_chunks(self, query: tantivy.Query, limit: int) -> tuple[list[ChunkHit], int]:
         """The best ``limit`` chunks for a query built by build_query, and the total count."""

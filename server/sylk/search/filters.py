@@ -1,0 +1,199 @@
+"""Search filters, each written once.
+
+``FILTERS`` is the table: one entry per filter, naming it on every front end (the field of
+``Filters``, the key in ``sylk/search``'s ``filters`` object, the inline keys) and saying
+what its values are (a list of which any may match, a bound, a date, a flag), how they
+are checked, whether the lexical index applies it itself (``index``) and whether a line
+search filters by it (``line``). A filter of values can also leave out what matches:
+``-path:vendor/**``, ``-role:test`` (``Filters.exclude``).
+
+The evaluators are tables too, one per place a filter is applied, and
+tests/test_filters.py fails when one lacks a filter of the table:
+- ``CANDIDATE_TESTS`` here: a chunk (its ``ChunkRecord``) or a file of a line search
+  against one filter's values (every candidate of the semantic side; the lexical side's
+  for the filters the index does not apply; the files of a line search);
+- ``INDEX_FIELDS`` in store/lexical.py: the Tantivy field of each ``index`` filter;
+- grep.py: ``kinds`` for a line (the kind of the symbol enclosing it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import attrs
+
+from ..ingest.packages import within
+from ..store.annotations import GitFile
+from .roles import roles_of
+
+VALUES, BOUND, TIME, FLAG = "values", "bound", "time", "flag"
+
+
+@attrs.frozen
+class FilterSpec:
+    name: str  # the field of Filters
+    wire: str  # its key in the ``filters`` object of sylk/search
+    inline: tuple[str, ...]  # its keys in the query (``lang:go``); the first is the one shown
+    shape: str  # VALUES (any of them), BOUND (a number of lines), TIME (a date), FLAG (true / false)
+    allowed: str | None = None  # the values are one of Sylk's: "languages", "types", "kinds" or "roles"
+    index: bool = False  # the lexical index applies it itself (store/lexical.py INDEX_FIELDS)
+    line: bool = False  # a line search (modes exact and regex) filters by it too
+    git: bool = False  # it reads git metadata (a file without any never passes it)
+
+    @property
+    def negatable(self) -> bool:
+        return self.shape == VALUES
+
+
+FILTERS: tuple[FilterSpec, ...] = (
+    FilterSpec("languages", "languages", ("lang", "language"), VALUES, "languages", index=True, line=True),
+    FilterSpec("types", "types", ("type",), VALUES, "types", index=True, line=True),
+    FilterSpec("paths", "paths", ("path",), VALUES, line=True),
+    FilterSpec("kinds", "kinds", ("kind",), VALUES, "kinds", index=True, line=True),
+    FilterSpec("packages", "packages", ("package",), VALUES, index=True, line=True),
+    FilterSpec("min_lines", "minLines", ("minlines",), BOUND, index=True),
+    FilterSpec("max_lines", "maxLines", ("maxlines",), BOUND, index=True),
+    FilterSpec("roles", "roles", ("role",), VALUES, "roles"),
+    FilterSpec("tags", "tags", ("tag",), VALUES),
+    FilterSpec("authors", "authors", ("author",), VALUES, git=True),
+    FilterSpec("modified_after", "modifiedAfter", ("after",), TIME, git=True),
+    FilterSpec("modified_before", "modifiedBefore", ("before",), TIME, git=True),
+    FilterSpec("exported", "exported", ("exported",), FLAG),
+)
+BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
+BY_WIRE: dict[str, FilterSpec] = {s.wire: s for s in FILTERS}
+BY_INLINE: dict[str, FilterSpec] = {k: s for s in FILTERS for k in s.inline}
+LINE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.line)
+INDEX_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.index)
+NEGATABLE: tuple[str, ...] = tuple(s.name for s in FILTERS if s.negatable)
+
+
+@attrs.frozen
+class Filters:
+    """What a search is limited to. A filter of values keeps what matches any of them;
+    ``exclude`` (its filters of values only) leaves out what matches any of its."""
+
+    languages: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # gitignore-style globs, relative to the root
+    kinds: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()  # ingest.packages: each with the packages it holds
+    min_lines: int | None = None
+    max_lines: int | None = None
+    roles: tuple[str, ...] = ()  # model.ROLES
+    tags: tuple[str, ...] = ()  # user tags (documents.tag): any of them
+    # git metadata (gitmeta.py): files whose last commit is by one of these authors / in this window
+    authors: tuple[str, ...] = ()
+    modified_after: int | None = None  # seconds since the epoch
+    modified_before: int | None = None
+    # chunks holding an exported definition (True), or not (False: private definitions,
+    # and chunks holding none); None: either
+    exported: bool | None = None
+    exclude: Filters | None = None
+
+    @property
+    def needs_git(self) -> bool:
+        return any(getattr(self, s.name) not in ((), None) for s in FILTERS if s.git) or \
+            (self.exclude is not None and self.exclude.needs_git)
+
+    def merged(self, other: Filters) -> Filters:
+        """Both: the values of a list joined, a single value ``other``'s where it has one."""
+        out: dict[str, Any] = {}
+        for s in FILTERS:
+            mine, theirs = getattr(self, s.name), getattr(other, s.name)
+            out[s.name] = mine + theirs if s.shape == VALUES else theirs if theirs is not None else mine
+        ex = [e for e in (self.exclude, other.exclude) if e is not None]
+        out["exclude"] = ex[0].merged(ex[1]) if len(ex) == 2 else ex[0] if ex else None
+        return Filters(**out)
+
+    def only(self, names: Sequence[str]) -> Filters:
+        """These filters alone (an exclusion of others dropped too)."""
+        kept = {n: getattr(self, n) for n in names}
+        ex = self.exclude.only(names) if self.exclude is not None else None
+        return Filters(**kept, exclude=ex if ex is not None and not ex.empty else None)
+
+    @property
+    def empty(self) -> bool:
+        return self == Filters()
+
+    def set(self) -> list[tuple[FilterSpec, Any]]:
+        """The filters given, with their values."""
+        return [(s, getattr(self, s.name)) for s in FILTERS if getattr(self, s.name) not in ((), None)]
+
+
+class Candidate(Protocol):
+    """What the filters read of a chunk (a ChunkRecord) or of a file (grep.GrepFile)."""
+
+    path: str
+    language: str | None
+    type: str
+
+
+@attrs.frozen
+class Lookups:
+    """What some filters need beyond the candidate: path -> package, git metadata, tags."""
+
+    packages: Mapping[str, str] = {}
+    git: Mapping[str, GitFile] | None = None
+    tags: Mapping[str, tuple[str, ...]] | None = None
+
+
+Test = Callable[[Any, Any, Lookups, Callable[[str], bool] | None], bool]
+
+
+def _git(c: Candidate, lookups: Lookups) -> GitFile | None:
+    return lookups.git.get(c.path) if lookups.git is not None else None
+
+
+def _lines(c: Any) -> int:
+    return c.end_line - c.start_line + 1
+
+
+# Each filter on one candidate: (candidate, the filter's value, lookups, the compiled path
+# matcher) -> whether the candidate matches. For a filter of values: matches any of them
+# (the same test keeps it, or, as an exclusion, leaves it out).
+CANDIDATE_TESTS: dict[str, Test] = {
+    "languages": lambda c, v, lk, pm: (c.language or "text") in v,
+    "types": lambda c, v, lk, pm: c.type in v,
+    "paths": lambda c, v, lk, pm: pm is not None and pm(c.path),
+    "kinds": lambda c, v, lk, pm: getattr(c, "kind", None) in v,
+    "packages": lambda c, v, lk, pm: any(within(lk.packages.get(c.path, ""), w) for w in v),
+    "min_lines": lambda c, v, lk, pm: _lines(c) >= v,
+    "max_lines": lambda c, v, lk, pm: _lines(c) <= v,
+    "roles": lambda c, v, lk, pm: any(r in v for r in roles_of(c.kind, c.symbol, c.container, c.path)),
+    "tags": lambda c, v, lk, pm: any(t in (lk.tags or {}).get(c.path, ()) for t in v),
+    "authors": lambda c, v, lk, pm: (m := _git(c, lk)) is not None and m.author in v,
+    "modified_after": lambda c, v, lk, pm: (m := _git(c, lk)) is not None and m.time >= v,
+    "modified_before": lambda c, v, lk, pm: (m := _git(c, lk)) is not None and m.time < v,
+    "exported": lambda c, v, lk, pm: c.exported == v,
+}
+
+
+def path_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
+    """Whether a root-relative path matches one of ``globs`` (gitignore syntax, as every
+    ``paths`` filter reads them); None when there are none."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(globs).match_file if globs else None
+
+
+class Admit:
+    """The filters of one request, compiled: ``admit(candidate)`` says whether it passes.
+    ``skip`` names filters applied elsewhere already (the lexical index's)."""
+
+    def __init__(self, filters: Filters, lookups: Lookups = Lookups(), skip: Sequence[str] = ()):
+        self.lookups = lookups
+        self.keep = [(s.name, v, path_matcher(v) if s.name == "paths" else None)
+                     for s, v in filters.set() if s.name not in skip]
+        ex = filters.exclude
+        self.leave = [(s.name, v, path_matcher(v) if s.name == "paths" else None)
+                      for s, v in (ex.set() if ex is not None else ()) if s.name not in skip]
+
+    def __bool__(self) -> bool:
+        return bool(self.keep or self.leave)
+
+    def __call__(self, c: Any) -> bool:
+        lk = self.lookups
+        return all(CANDIDATE_TESTS[n](c, v, lk, pm) for n, v, pm in self.keep) and \
+            not any(CANDIDATE_TESTS[n](c, v, lk, pm) for n, v, pm in self.leave)

@@ -1,0 +1,214 @@
+"""The filter table (server/sylk/search/filters.py): every filter has its evaluators and
+its names on the wire, and what a filter leaves out (``-role:test``, ``filters.exclude``,
+``--exclude``, MCP's ``exclude``) is left out on every side and every front end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+import pytest
+from conftest import TIMEOUT
+from sylk.config import Settings
+from sylk.engine.workspace import Workspace
+from sylk.search.filters import BY_FIELD, CANDIDATE_TESTS, FILTERS, INDEX_FILTERS, VALUES, Admit, Filters, Lookups
+from sylk.search.params import line_request_from_params, request_from_params
+from sylk.search.query import GrepRequest, QueryError, SearchRequest, parse_exclusions, parse_inline
+from sylk.store.lexical import INDEX_FIELDS
+from sylk.store.manifest import ChunkRecord
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((REPO / "server" / "sylk" / "lsp" / "protocol.schema.json").read_text(encoding="utf-8"))
+
+
+# the table -------------------------------------------------------------------
+def test_every_filter_is_a_field_of_filters_and_has_its_evaluators():
+    names = {s.name for s in FILTERS}
+    assert names == set(attrs.fields_dict(Filters)) - {"exclude"}
+    assert set(CANDIDATE_TESTS) == names, "each filter's test of one candidate (the semantic side's)"
+    # the lexical index applies its filters itself: a field for each filter of values, a range for the bounds
+    assert {n for n in INDEX_FILTERS if BY_FIELD[n].shape == VALUES} == set(INDEX_FIELDS)
+    assert {n for n in INDEX_FILTERS if BY_FIELD[n].shape != VALUES} == {"min_lines", "max_lines"}
+
+
+def test_the_protocol_schema_names_the_tables_filters():
+    filters = SCHEMA["$defs"]["SearchParams"]["properties"]["filters"]
+    assert set(filters["properties"]) == {s.wire for s in FILTERS} | {"exclude"}
+    assert set(filters["properties"]["exclude"]["properties"]) == {s.wire for s in FILTERS if s.negatable}
+    described = SCHEMA["$defs"]["SearchParams"]["description"]
+    for s in FILTERS:
+        assert f"{s.inline[0]}:" in described, s.name
+
+
+# parsing ---------------------------------------------------------------------
+def test_inline_exclusions():
+    text, f = parse_inline("retry -role:test lang:go -path:vendor/** -lang:markdown backoff")
+    assert text == "retry backoff"
+    assert f.languages == ("go",) and f.exclude is not None
+    assert (f.exclude.roles, f.exclude.paths, f.exclude.languages) == (("test",), ("vendor/**",), ("markdown",))
+    # a word with a dash is a word, a filter needs its key
+    assert parse_inline("re-try -x")[0] == "re-try -x"
+
+
+def test_inline_dates_and_bounds():
+    _text, f = parse_inline("after:2024-05-31 before:2024-06-01 minlines:3 retry")
+    assert (f.modified_after, f.modified_before, f.min_lines) == (1717113600, 1717200000, 3)
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ("retry -minlines:3", "-minlines"),
+    ("retry -exported:true", "-exported"),
+    ("retry -lang:klingon", "lang"),
+    ("retry -role:tests", "role"),
+])
+def test_an_exclusion_that_cannot_be_is_an_error_naming_it(query: str, field: str):
+    with pytest.raises(QueryError) as exc:
+        parse_inline(query)
+    assert exc.value.field == field
+
+
+def test_params_read_exclude_through_the_table():
+    req = request_from_params({"query": "retry", "filters": {"languages": ["python"],
+                                                              "exclude": {"roles": ["test"], "paths": ["vendor/**"]}}})
+    assert req.filters.languages == ("python",)
+    assert req.filters.exclude == Filters(roles=("test",), paths=("vendor/**",))
+    with pytest.raises(QueryError) as exc:
+        request_from_params({"query": "retry", "filters": {"exclude": {"minLines": 3}}})
+    assert exc.value.field == "filters.exclude.minLines"
+    with pytest.raises(QueryError) as exc:
+        request_from_params({"query": "retry", "filters": {"exclude": {"roles": ["tests"]}}})
+    assert exc.value.field == "filters.exclude.roles"
+    with pytest.raises(QueryError) as exc:  # a line search leaves out by its own filters only
+        line_request_from_params({"query": "retry", "mode": "exact", "filters": {"exclude": {"roles": ["test"]}}})
+    assert exc.value.field == "filters.exclude.roles"
+    line = line_request_from_params({"query": "retry", "mode": "exact", "filters": {"exclude": {"paths": ["v/**"]}}})
+    assert line.filters.exclude == Filters(paths=("v/**",))
+
+
+def test_parse_exclusions_for_the_command_line_and_mcp():
+    assert parse_exclusions("--exclude", ["role:test", "path:vendor/**"]) == Filters(roles=("test",),
+                                                                                     paths=("vendor/**",))
+    assert parse_exclusions("--exclude", []) is None
+    with pytest.raises(QueryError) as exc:
+        parse_exclusions("--exclude", ["vendor"])
+    assert exc.value.field == "--exclude"
+    with pytest.raises(QueryError):
+        parse_exclusions("--exclude", ["role:test"], line=True)
+
+
+# evaluation ------------------------------------------------------------------
+def rec(path: str, kind: str = "function", symbol: str = "f", language: str = "python") -> ChunkRecord:
+    return ChunkRecord(1, path, 0, 9, language, "source_code", kind, symbol, "", "h")
+
+
+def test_admit_keeps_what_matches_and_leaves_out_what_an_exclusion_matches():
+    code, test, vendored = rec("app/retry.py"), rec("tests/test_retry.py"), rec("vendor/x/retry.py")
+    admit = Admit(Filters(languages=("python",), exclude=Filters(roles=("test",), paths=("vendor/**",))))
+    assert [admit(c) for c in (code, test, vendored)] == [True, False, False]
+    # packages: a package and the ones below it
+    lookups = Lookups(packages={"app/retry.py": "app", "app/sub/x.py": "app.sub", "lib/y.py": "lib"})
+    admit = Admit(Filters(exclude=Filters(packages=("app",))), lookups)
+    assert [admit(rec(p)) for p in ("app/retry.py", "app/sub/x.py", "lib/y.py")] == [False, False, True]
+    # skip: what the lexical index applied already is not checked again
+    assert Admit(Filters(languages=("go",)), skip=INDEX_FILTERS)(code)
+    assert not Admit(Filters())
+
+
+# every side and front end, on a real index --------------------------------------
+LIB = '''"""Retries with backoff."""
+
+
+def retry_request(attempts):
+    """Retry a request with exponential backoff."""
+    return attempts * 2
+'''
+TEST = '''from lib.retry import retry_request
+
+
+def test_retry_request():
+    """Retry a request with exponential backoff, tested."""
+    assert retry_request(2) == 4
+'''
+VENDORED = '''def retry_request(attempts):
+    """Retry a request with exponential backoff (vendored copy)."""
+    return attempts
+'''
+DOC = "# Retry\n\nRetry a request with exponential backoff: see retry_request.\n"
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("excl") / "ws"
+    for rel, text in (("lib/retry.py", LIB), ("tests/test_retry.py", TEST), ("vendor/pkg/retry.py", VENDORED),
+                      ("docs/retry.md", DOC)):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def ws(tree: Path):
+    w = Workspace(tree, Settings())
+    w.index()
+    assert w.load_semantic() is None
+    w.embed_pending()
+    yield w
+    w.close()
+
+
+EVERYTHING = {"lib/retry.py", "tests/test_retry.py", "vendor/pkg/retry.py", "docs/retry.md"}
+EXCLUSIONS = [
+    pytest.param("-role:test", "tests/test_retry.py", id="role"),
+    pytest.param("-path:vendor/**", "vendor/pkg/retry.py", id="path"),
+    pytest.param("-lang:markdown", "docs/retry.md", id="lang"),
+    pytest.param("-type:markdown", "docs/retry.md", id="type"),
+]
+
+
+@pytest.mark.parametrize("mode", ["lexical", "semantic", "hybrid"])
+def test_every_mode_leaves_out_what_is_excluded(ws: Workspace, mode: str):
+    query = "retry a request with exponential backoff"
+    found = {h.path for h in ws.search(SearchRequest(query, mode, limit=50, min_score=None)).hits}
+    assert found == EVERYTHING, "the fixture: every file answers the query"
+    for p in EXCLUSIONS:
+        exclusion, left_out = p.values
+        text, f = parse_inline(f"{query} {exclusion}")
+        hits = ws.search(SearchRequest(text, mode, limit=50, min_score=None, filters=f)).hits
+        assert {h.path for h in hits} == EVERYTHING - {left_out}, (mode, exclusion)
+    # a kind: the test function, the vendored function and the module chunks stay; no function is left
+    text, f = parse_inline(f"{query} -kind:function")
+    assert all(h.kind != "function" for h in ws.search(SearchRequest(text, mode, limit=50, min_score=None,
+                                                                     filters=f)).hits)
+
+
+def test_a_line_search_leaves_out_what_is_excluded(ws: Workspace):
+    every = {h.path for h in ws.grep(GrepRequest("retry_request", "exact")).hits}
+    assert every == EVERYTHING
+    kept = ws.grep(GrepRequest("retry_request", "exact", filters=Filters(exclude=Filters(paths=("vendor/**",),
+                                                                                        languages=("markdown",)))))
+    assert {h.path for h in kept.hits} == EVERYTHING - {"vendor/pkg/retry.py", "docs/retry.md"}
+    # the kind of the symbol enclosing a line: the lines inside functions go, the import stays
+    kept = ws.grep(GrepRequest("retry_request", "exact", filters=Filters(exclude=Filters(kinds=("function",)))))
+    assert {(h.path, h.kind) for h in kept.hits} == {("tests/test_retry.py", ""), ("docs/retry.md", "heading")}
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sylk.cli", *args], capture_output=True, text=True,
+                          timeout=TIMEOUT)
+
+
+def test_the_command_line_leaves_out_what_is_excluded(tree: Path):
+    # (the command indexes the tree itself: each test has its own cache folder)
+    search = _cli("search", "retry request backoff -role:test", str(tree), "--mode", "lexical", "--format",
+                  "paths", "--exclude", "path:vendor/**")
+    assert search.returncode == 0, search.stderr
+    assert set(search.stdout.split()) == {"lib/retry.py", "docs/retry.md"}
+    grep = _cli("grep", "retry_request", str(tree), "--exclude", "lang:markdown", "--exclude",
+                "path:tests/**")
+    assert grep.returncode == 0, grep.stderr
+    assert {line.split(":", 1)[0] for line in grep.stdout.splitlines()} == {"lib/retry.py", "vendor/pkg/retry.py"}
+    bad = _cli("grep", "retry_request", str(tree), "--no-refresh", "--exclude", "role:test")
+    assert bad.returncode == 2 and "--exclude" in bad.stderr
