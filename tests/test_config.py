@@ -47,6 +47,10 @@ def test_editor_beats_environment(tmp_path: Path):
                  id="skip-language"),
     pytest.param({"search": {"rankingOff": ["path", "pagerank"]}},
                  "search.rankingOff: unknown stage(s) pagerank; known: members, definition", id="ranking-stage"),
+    pytest.param({"search": {"exclude": ["vendor/**"]}}, "search.exclude: 'vendor/**' is not a filter of values",
+                 id="exclude-not-a-filter"),
+    pytest.param({"search": {"exclude": ["minlines:3"]}}, "search.exclude: 'minlines:3' is not a filter of values",
+                 id="exclude-a-bound"),
     pytest.param({"colour": "blue"}, "unknown setting(s): colour", id="unknown-key"),
 ])
 def test_bad_values_are_explained_and_dropped(tmp_path: Path, options: dict, fragment: str):

@@ -12,11 +12,20 @@ from pathlib import Path
 import attrs
 import pytest
 from conftest import TIMEOUT
-from sylk.config import Settings
+from sylk.config import SearchSettings, Settings
 from sylk.engine.workspace import Workspace
-from sylk.search.filters import BY_FIELD, CANDIDATE_TESTS, FILTERS, INDEX_FILTERS, VALUES, Admit, Filters, Lookups
+from sylk.model import FILTERS, VALUES
+from sylk.search.filters import BY_FIELD, CANDIDATE_TESTS, INDEX_FILTERS, Admit, Filters, Lookups
 from sylk.search.params import line_request_from_params, request_from_params
-from sylk.search.query import GrepRequest, QueryError, SearchRequest, parse_exclusions, parse_inline
+from sylk.search.query import (
+    GrepRequest,
+    QueryError,
+    SearchRequest,
+    default_exclusions,
+    from_settings,
+    parse_exclusions,
+    parse_inline,
+)
 from sylk.store.lexical import INDEX_FIELDS
 from sylk.store.manifest import ChunkRecord
 
@@ -97,6 +106,25 @@ def test_parse_exclusions_for_the_command_line_and_mcp():
     assert exc.value.field == "--exclude"
     with pytest.raises(QueryError):
         parse_exclusions("--exclude", ["role:test"], line=True)
+
+
+def test_search_exclude_is_left_out_unless_the_search_names_that_filter():
+    settings = SearchSettings(exclude=["role:test", "path:vendor/**", "lang:markdown"])
+    req = from_settings(settings, "retry")
+    assert req.filters.exclude == Filters(languages=("markdown",), paths=("vendor/**",), roles=("test",))
+    # role:test asks for tests: that default goes, the others stay; so does -path: given
+    _text, f = parse_inline("retry role:test -path:build/**")
+    req = from_settings(settings, "retry", filters=f)
+    assert req.filters.roles == ("test",)
+    assert req.filters.exclude == Filters(languages=("markdown",), paths=("build/**",))
+    # a line search: the filters it applies only
+    assert default_exclusions(Filters(), settings, line=True) == Filters(
+        exclude=Filters(languages=("markdown",), paths=("vendor/**",)))
+    # a value Sylk does not know is an error naming the setting
+    with pytest.raises(QueryError) as exc:
+        from_settings(SearchSettings(exclude=["role:tests"]), "retry")
+    assert exc.value.field == "search.exclude"
+    assert request_from_params({"query": "retry"}, settings).filters.exclude is not None
 
 
 # evaluation ------------------------------------------------------------------
@@ -212,3 +240,20 @@ def test_the_command_line_leaves_out_what_is_excluded(tree: Path):
     assert {line.split(":", 1)[0] for line in grep.stdout.splitlines()} == {"lib/retry.py", "vendor/pkg/retry.py"}
     bad = _cli("grep", "retry_request", str(tree), "--no-refresh", "--exclude", "role:test")
     assert bad.returncode == 2 and "--exclude" in bad.stderr
+
+
+def test_search_exclude_from_the_workspace_settings(tree: Path, tmp_path: Path):
+    import shutil
+
+    root = tmp_path / "ws"
+    shutil.copytree(tree, root)
+    (root / ".sylk.toml").write_text('[search]\nexclude = ["role:test", "path:vendor/**"]\n', encoding="utf-8")
+    search = _cli("search", "retry request backoff", str(root), "--mode", "lexical", "--format", "paths")
+    assert search.returncode == 0, search.stderr
+    assert set(search.stdout.split()) == {"lib/retry.py", "docs/retry.md"}
+    asked = _cli("search", "retry request backoff role:test", str(root), "--mode", "lexical", "--format", "paths")
+    assert set(asked.stdout.split()) == {"tests/test_retry.py"}, asked.stderr
+    grep = _cli("grep", "retry_request", str(root), "--no-refresh")
+    assert grep.returncode == 0, grep.stderr
+    assert {line.split(":", 1)[0] for line in grep.stdout.splitlines()} == {"lib/retry.py", "tests/test_retry.py",
+                                                                            "docs/retry.md"}

@@ -20,7 +20,7 @@ import platformdirs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from .languages import BY_NAME, SPECS
-from .model import FUSIONS, RANKING_STAGES, SEARCH_MODES
+from .model import FILTERS, FUSIONS, RANKING_STAGES, SEARCH_MODES
 
 # The default embedding model (shipped with Sylk: see embed/embedder.py).
 MODEL_ID_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
@@ -68,6 +68,21 @@ def _each_of(name: str, what: str, known: tuple[str, ...]) -> Any:
         unknown = [v for v in value if v not in known]
         if unknown:
             raise ValueError(f"{name}: unknown {what} {', '.join(unknown)}; known: {', '.join(known)}")
+    return check
+
+
+def _exclusions(name: str) -> Any:
+    """An attrs validator: every item of the list ``name`` is a filter of values as written
+    inline (``role:test``, ``path:vendor/**``; model.FILTERS)."""
+    keys = {k: s for s in FILTERS for k in s.inline}
+
+    def check(instance: Any, attribute: attrs.Attribute, value: list[str]) -> None:
+        for item in value:
+            key, sep, rest = item.removeprefix("-").partition(":")
+            spec = keys.get(key)
+            if not sep or not rest.strip('"') or spec is None or not spec.negatable:
+                known = ", ".join(f"{s.inline[0]}:" for s in FILTERS if s.negatable)
+                raise ValueError(f"{name}: {item!r} is not a filter of values ({known} followed by a value)")
     return check
 
 
@@ -131,6 +146,10 @@ class SearchSettings:
     # stage ranks the queries it serves (ranking.APPLIES)
     ranking_off: list[str] = attrs.field(factory=list,
                                          validator=_each_of("search.rankingOff", "stage(s)", RANKING_STAGES))
+    # what every search leaves out unless it names that filter itself, as inline filters
+    # without their "-" (["role:test", "path:vendor/**"]); the values are checked against
+    # the index by the search itself (search/query.py default_exclusions)
+    exclude: list[str] = attrs.field(factory=list, validator=_exclusions("search.exclude"))
 
     @mode.validator
     def _check_mode(self, attribute: attrs.Attribute, value: str) -> None:

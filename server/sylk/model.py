@@ -6,6 +6,8 @@ under the path ``sylk:/<id>``; these functions are the one place that rule is wr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 VIRTUAL_PREFIX = "sylk:/"
 # The types of indexed files (and of commit messages); virtual documents have types of
 # their own, never one of these.
@@ -29,6 +31,44 @@ FUSIONS = ("convex", "rrf")
 RANKING_STAGES = ("members", "definition", "path", "code", "coherence", "spread")
 # What a piece of code is for, told from names and places (search/roles.py).
 ROLES = ("test", "repository", "service", "handler", "command", "query", "entity")
+
+
+# The search filters (search/filters.py evaluates them): one entry each, naming it on every
+# front end, its shape and where it is applied.
+VALUES, BOUND, TIME, FLAG = "values", "bound", "time", "flag"
+
+
+@dataclass(frozen=True)
+class FilterSpec:
+    name: str  # the field of Filters
+    wire: str  # its key in the ``filters`` object of sylk/search
+    inline: tuple[str, ...]  # its keys in the query (``lang:go``); the first is the one shown
+    shape: str  # VALUES (any of them), BOUND (a number of lines), TIME (a date), FLAG (true / false)
+    allowed: str | None = None  # the values are one of Sylk's: "languages", "types", "kinds" or "roles"
+    index: bool = False  # the lexical index applies it itself (store/lexical.py INDEX_FIELDS)
+    line: bool = False  # a line search (modes exact and regex) filters by it too
+    git: bool = False  # it reads git metadata (a file without any never passes it)
+
+    @property
+    def negatable(self) -> bool:
+        return self.shape == VALUES
+
+
+FILTERS: tuple[FilterSpec, ...] = (
+    FilterSpec("languages", "languages", ("lang", "language"), VALUES, "languages", index=True, line=True),
+    FilterSpec("types", "types", ("type",), VALUES, "types", index=True, line=True),
+    FilterSpec("paths", "paths", ("path",), VALUES, line=True),
+    FilterSpec("kinds", "kinds", ("kind",), VALUES, "kinds", index=True, line=True),
+    FilterSpec("packages", "packages", ("package",), VALUES, index=True, line=True),
+    FilterSpec("min_lines", "minLines", ("minlines",), BOUND, index=True),
+    FilterSpec("max_lines", "maxLines", ("maxlines",), BOUND, index=True),
+    FilterSpec("roles", "roles", ("role",), VALUES, "roles"),
+    FilterSpec("tags", "tags", ("tag",), VALUES),
+    FilterSpec("authors", "authors", ("author",), VALUES, git=True),
+    FilterSpec("modified_after", "modifiedAfter", ("after",), TIME, git=True),
+    FilterSpec("modified_before", "modifiedBefore", ("before",), TIME, git=True),
+    FilterSpec("exported", "exported", ("exported",), FLAG),
+)
 
 
 def is_virtual(path: str) -> bool:

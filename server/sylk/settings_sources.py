@@ -66,6 +66,7 @@ SCOPES: dict[str, Scope] = {
     "search.weights.semantic": Scope(WORKSPACE),
     "search.minScore": Scope(WORKSPACE),
     "search.rankingOff": Scope(WORKSPACE),
+    "search.exclude": Scope(WORKSPACE),
     "embedding.enabled": Scope(WORKSPACE),
     "embedding.model": Scope(USER, "choose a model Sylk downloads from the network"),
     "embedding.modelPath": Scope(USER, "choose model files outside the workspace for Sylk to load"),

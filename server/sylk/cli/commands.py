@@ -217,9 +217,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     s = settings.search  # what the command line does not say comes from the settings
     if wants_lines({"query": args.query}):
         return search_lines(args, root, settings, filters)
-    req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
-                        offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
-                        context_lines=args.context, explain=args.explain, **floor)
+    try:
+        req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
+                            offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
+                            context_lines=args.context, explain=args.explain, **floor)
+    except QueryError as exc:  # a value of search.exclude
+        raise CliError(str(exc), 2) from exc
     ws = open_index(root, settings=settings)
     try:
         if not args.no_refresh:

@@ -18,12 +18,13 @@ from ..search.query import (
     GrepRequest,
     QueryError,
     check_values,
+    default_exclusions,
     line_filters,
     parse_exclusions,
     parse_inline,
 )
 from .args import workspace_root
-from .terminal import open_index, refresh
+from .terminal import open_index, refresh, settings_for
 from .errors import CliError
 from .render import matching_line, print_line_notes
 
@@ -37,15 +38,18 @@ def cmd_grep(args: argparse.Namespace) -> int:
     try:
         languages = check_values("--lang", "languages", args.lang or ())
         exclude = parse_exclusions("--exclude", args.exclude or (), line=True)
+        settings = settings_for(root)
+        filters = default_exclusions(Filters(languages=languages, paths=tuple(args.glob or ()),
+                                             packages=tuple(args.package or ()), exclude=exclude),
+                                     settings.search, line=True)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}", 2)
     req = GrepRequest(args.pattern, "exact" if args.fixed_strings else "regex", _case(args), args.word_regexp,
-                      Filters(languages=languages, paths=tuple(args.glob or ()), packages=tuple(args.package or ()),
-                              exclude=exclude),
+                      filters,
                       limit=None if args.count else args.limit, time_limit_s=None)
-    ws = open_index(root)
+    ws = open_index(root, settings=settings)
     try:
         if not args.no_refresh:
             refresh(ws)
@@ -75,6 +79,10 @@ def search_lines(args: argparse.Namespace, root: Path, settings: config.Settings
     if filters != line_filters(filters):
         raise CliError("a /regex/ query filters by --lang, --type, --path, --kind and --package only", 2)
     pattern = parse_inline(args.query)[0][1:-1]
+    try:
+        filters = default_exclusions(filters, settings.search, line=True)
+    except QueryError as exc:
+        raise CliError(str(exc), 2) from exc
     req = GrepRequest(pattern, "regex", "smart", filters=filters, offset=args.offset,
                       limit=args.limit if args.limit is not None else settings.search.limit)
     ws = open_index(root, settings=settings)

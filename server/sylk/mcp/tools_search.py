@@ -61,6 +61,8 @@ def argument_error(exc: QueryError, params: Mapping[str, Any]) -> ToolError:
     name = exc.field.removeprefix("filters.")
     given = name in params.get("filters", {}) if exc.field.startswith("filters.") else exc.field in params
     message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
+    if exc.field.startswith("search."):
+        return ToolError(f"the setting {exc.field} is invalid: {message}")
     if not given:
         return ToolError(f"invalid argument query: inline filter {exc.field}: {message}")
     return ToolError(f"invalid argument {_ARGUMENT.get(name) or snake(name)}: {message}")

@@ -1,6 +1,6 @@
 """Search filters, each written once.
 
-``FILTERS`` is the table: one entry per filter, naming it on every front end (the field of
+``model.FILTERS`` is the table: one entry per filter, naming it on every front end (the field of
 ``Filters``, the key in ``sylk/search``'s ``filters`` object, the inline keys) and saying
 what its values are (a list of which any may match, a bound, a date, a flag), how they
 are checked, whether the lexical index applies it itself (``index``) and whether a line
@@ -24,43 +24,10 @@ from typing import Any, Protocol
 import attrs
 
 from ..ingest.packages import within
+from ..model import FILTERS, VALUES, FilterSpec
 from ..store.annotations import GitFile
 from .roles import roles_of
 
-VALUES, BOUND, TIME, FLAG = "values", "bound", "time", "flag"
-
-
-@attrs.frozen
-class FilterSpec:
-    name: str  # the field of Filters
-    wire: str  # its key in the ``filters`` object of sylk/search
-    inline: tuple[str, ...]  # its keys in the query (``lang:go``); the first is the one shown
-    shape: str  # VALUES (any of them), BOUND (a number of lines), TIME (a date), FLAG (true / false)
-    allowed: str | None = None  # the values are one of Sylk's: "languages", "types", "kinds" or "roles"
-    index: bool = False  # the lexical index applies it itself (store/lexical.py INDEX_FIELDS)
-    line: bool = False  # a line search (modes exact and regex) filters by it too
-    git: bool = False  # it reads git metadata (a file without any never passes it)
-
-    @property
-    def negatable(self) -> bool:
-        return self.shape == VALUES
-
-
-FILTERS: tuple[FilterSpec, ...] = (
-    FilterSpec("languages", "languages", ("lang", "language"), VALUES, "languages", index=True, line=True),
-    FilterSpec("types", "types", ("type",), VALUES, "types", index=True, line=True),
-    FilterSpec("paths", "paths", ("path",), VALUES, line=True),
-    FilterSpec("kinds", "kinds", ("kind",), VALUES, "kinds", index=True, line=True),
-    FilterSpec("packages", "packages", ("package",), VALUES, index=True, line=True),
-    FilterSpec("min_lines", "minLines", ("minlines",), BOUND, index=True),
-    FilterSpec("max_lines", "maxLines", ("maxlines",), BOUND, index=True),
-    FilterSpec("roles", "roles", ("role",), VALUES, "roles"),
-    FilterSpec("tags", "tags", ("tag",), VALUES),
-    FilterSpec("authors", "authors", ("author",), VALUES, git=True),
-    FilterSpec("modified_after", "modifiedAfter", ("after",), TIME, git=True),
-    FilterSpec("modified_before", "modifiedBefore", ("before",), TIME, git=True),
-    FilterSpec("exported", "exported", ("exported",), FLAG),
-)
 BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
 BY_WIRE: dict[str, FilterSpec] = {s.wire: s for s in FILTERS}
 BY_INLINE: dict[str, FilterSpec] = {k: s for s in FILTERS for k in s.inline}

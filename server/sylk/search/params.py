@@ -11,9 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..config import SearchSettings
-from ..model import LINE_MODES
+from ..model import BOUND, FILTERS, LINE_MODES, TIME, VALUES
 from .agent import GROUP_BY, expand_terms
-from .filters import BOUND, FILTERS, TIME, VALUES
 from .query import (
     CASE_CHOICES,
     MODES,
@@ -26,6 +25,7 @@ from .query import (
     check_exported,
     check_min_score,
     check_values,
+    default_exclusions,
     from_settings,
     line_filter_keys,
     line_filters,
@@ -67,7 +67,8 @@ def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings
         query, mode = _SLASHED.match(text).group(1), "regex"  # type: ignore[union-attr]
         if inline != line_filters(inline):
             raise QueryError("query", f"a /regex/ query filters by {line_filter_keys()} only")
-    filters = filters_from_params(params.get("filters"), line=True, mode=mode).merged(inline)
+    filters = default_exclusions(filters_from_params(params.get("filters"), line=True, mode=mode).merged(inline),
+                                 settings, line=True)
     case = params.get("caseSensitive", "smart")
     if not any(case is c or (isinstance(c, str) and case == c) for c in CASE_CHOICES):
         raise QueryError("caseSensitive", f"true, false or \"smart\", got {case!r}")

@@ -19,8 +19,8 @@ from ..config import SearchSettings
 from ..errors import FieldError
 from ..ingest.packages import within
 from ..languages import BY_NAME
-from ..model import CHUNK_KINDS, FILE_TYPES, ROLES, SEARCH_MODES
-from .filters import BOUND, BY_INLINE, FILTERS, LINE_FILTERS, TIME, VALUES, Filters, path_matcher
+from ..model import BOUND, CHUNK_KINDS, FILE_TYPES, FILTERS, ROLES, SEARCH_MODES, TIME, VALUES
+from .filters import BY_INLINE, LINE_FILTERS, Filters
 from .fusion import RRF_K
 
 MODES = SEARCH_MODES
@@ -142,7 +142,10 @@ def parse_exclusions(field: str, items: Sequence[str], *, line: bool = False) ->
     filters a line search applies. QueryError names ``field``."""
     out = Filters()
     for item in items:
-        rest, f = parse_inline("-" + item.removeprefix("-"))
+        try:
+            rest, f = parse_inline("-" + item.removeprefix("-"))
+        except QueryError as exc:
+            raise QueryError(field, f"{item!r}: {str(exc).split(': ', 1)[-1]}") from None
         if rest or f.exclude is None:
             raise QueryError(field, f"expected a filter such as path:vendor/** or role:test, got {item!r}")
         out = out.merged(f.exclude)
@@ -231,12 +234,31 @@ def check_min_score(field: str, value: Any) -> float | None:
 
 def from_settings(settings: SearchSettings, query: str, **fields: Any) -> SearchRequest:
     """A request whose mode, limit, weights, fusion, relevance floor and ranking stages are
-    the settings' unless ``fields`` say otherwise."""
+    the settings' unless ``fields`` say otherwise; its filters leave out what
+    ``search.exclude`` does unless they name that filter (default_exclusions)."""
     defaults: dict[str, Any] = {
         "mode": settings.mode, "limit": settings.limit, "rrf_k": settings.rrf_k, "fusion": settings.fusion,
         "weights": Weights(settings.weights.lexical, settings.weights.semantic),
         "min_score": settings.min_score or None, "ranking_off": tuple(settings.ranking_off)}
-    return SearchRequest(query=query, **{**defaults, **fields})
+    given = {**defaults, **fields}
+    given["filters"] = default_exclusions(given.get("filters", Filters()), settings)
+    return SearchRequest(query=query, **given)
+
+
+def default_exclusions(filters: Filters, settings: SearchSettings, *, line: bool = False) -> Filters:
+    """``filters`` leaving out what ``search.exclude`` does, but for the filters they name
+    themselves, to keep or to leave out (``role:test`` asks for the tests a default
+    ``role:test`` exclusion hides); ``line``: a line search's filters only."""
+    if not settings.exclude:
+        return filters
+    default = parse_exclusions("search.exclude", settings.exclude)
+    if default is None:
+        return filters
+    named = {s.name for s, _ in filters.set()} | ({s.name for s, _ in filters.exclude.set()}
+                                                 if filters.exclude is not None else set())
+    kept = [s.name for s in FILTERS if s.negatable and s.name not in named and (s.line or not line)]
+    default = default.only(kept)
+    return filters if default.empty else filters.merged(Filters(exclude=default))
 
 
 def parse_time(field: str, value: object) -> int:
