@@ -84,7 +84,7 @@ class Filters:
     def empty(self) -> bool:
         return self == Filters()
 
-    def set(self) -> list[tuple[FilterSpec, Any]]:
+    def given(self) -> list[tuple[FilterSpec, Any]]:
         """The filters given, with their values."""
         return [(s, getattr(self, s.name)) for s in FILTERS if getattr(self, s.name) not in ((), None)]
 
@@ -152,10 +152,10 @@ class Admit:
     def __init__(self, filters: Filters, lookups: Lookups = Lookups(), skip: Sequence[str] = ()):
         self.lookups = lookups
         self.keep = [(s.name, v, path_matcher(v) if s.name == "paths" else None)
-                     for s, v in filters.set() if s.name not in skip]
+                     for s, v in filters.given() if s.name not in skip]
         ex = filters.exclude
         self.leave = [(s.name, v, path_matcher(v) if s.name == "paths" else None)
-                      for s, v in (ex.set() if ex is not None else ()) if s.name not in skip]
+                      for s, v in (ex.given() if ex is not None else ()) if s.name not in skip]
 
     def __bool__(self) -> bool:
         return bool(self.keep or self.leave)

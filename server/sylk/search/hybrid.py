@@ -181,7 +181,7 @@ class HybridSearch:
         nearest = _SEMANTIC_SIDE.submit(self._nearest, req.query, k) \
             if req.mode == "hybrid" and ctx.semantic_ready and req.query.strip() else None
         if req.mode in ("hybrid", "lexical"):
-            hits, sides.lexical_total = self._lexical(req, ctx.terms, ctx.pool)
+            hits, sides.lexical_total = self._lexical(req, ctx)
             sides.records.update(self.manifest.chunks_by_id([h.id for h in hits]))
             after = ctx.after
             for h in hits:
@@ -250,15 +250,14 @@ class HybridSearch:
         return notes
 
     # sides --------------------------------------------------------------
-    def _lexical(self, req: SearchRequest, terms: QueryTerms, pool: int) -> tuple[list[ChunkHit], int]:
+    def _lexical(self, req: SearchRequest, ctx: _Context) -> tuple[list[ChunkHit], int]:
         f = req.filters
         ex = f.exclude or Filters()
         query = self.lexical.build_query(
-            terms, fuzzy=req.fuzzy, must={n: getattr(f, n) for n in INDEX_FIELDS},
+            ctx.terms, fuzzy=req.fuzzy, must={n: getattr(f, n) for n in INDEX_FIELDS},
             must_not={n: getattr(ex, n) for n in INDEX_FIELDS}, min_lines=f.min_lines, max_lines=f.max_lines)
         # the other filters are applied afterwards: fetch more when they may drop candidates
-        after = bool(Admit(f, skip=INDEX_FILTERS))
-        return self.lexical.search_chunks(query, pool * (4 if after else 1))
+        return self.lexical.search_chunks(query, ctx.pool * (4 if ctx.post_filtered else 1))
 
     def _nearest(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query's embedding, with their cosine similarity."""

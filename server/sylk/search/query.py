@@ -254,7 +254,7 @@ def default_exclusions(filters: Filters, settings: SearchSettings, *, line: bool
     default = parse_exclusions("search.exclude", settings.exclude)
     if default is None:
         return filters
-    named = {s.name for s, _ in filters.set()} | ({s.name for s, _ in filters.exclude.set()}
+    named = {s.name for s, _ in filters.given()} | ({s.name for s, _ in filters.exclude.given()}
                                                  if filters.exclude is not None else set())
     kept = [s.name for s in FILTERS if s.negatable and s.name not in named and (s.line or not line)]
     default = default.only(kept)
