@@ -44,7 +44,6 @@ class FilterSpec:
     wire: str  # its key in the ``filters`` object of sylk/search
     inline: tuple[str, ...]  # its keys in the query (``lang:go``); the first is the one shown
     shape: str  # VALUES (any of them), BOUND (a number of lines), TIME (a date), FLAG (true / false)
-    allowed: str | None = None  # the values are one of Sylk's: "languages", "types", "kinds" or "roles"
     index: bool = False  # the lexical index applies it itself (store/lexical.py INDEX_FIELDS)
     line: bool = False  # a line search (modes exact and regex) filters by it too
     git: bool = False  # it reads git metadata (a file without any never passes it)
@@ -55,14 +54,14 @@ class FilterSpec:
 
 
 FILTERS: tuple[FilterSpec, ...] = (
-    FilterSpec("languages", "languages", ("lang", "language"), VALUES, "languages", index=True, line=True),
-    FilterSpec("types", "types", ("type",), VALUES, "types", index=True, line=True),
+    FilterSpec("languages", "languages", ("lang", "language"), VALUES, index=True, line=True),
+    FilterSpec("types", "types", ("type",), VALUES, index=True, line=True),
     FilterSpec("paths", "paths", ("path",), VALUES, line=True),
-    FilterSpec("kinds", "kinds", ("kind",), VALUES, "kinds", index=True, line=True),
+    FilterSpec("kinds", "kinds", ("kind",), VALUES, index=True, line=True),
     FilterSpec("packages", "packages", ("package",), VALUES, index=True, line=True),
     FilterSpec("min_lines", "minLines", ("minlines",), BOUND, index=True),
     FilterSpec("max_lines", "maxLines", ("maxlines",), BOUND, index=True),
-    FilterSpec("roles", "roles", ("role",), VALUES, "roles"),
+    FilterSpec("roles", "roles", ("role",), VALUES),
     FilterSpec("tags", "tags", ("tag",), VALUES),
     FilterSpec("authors", "authors", ("author",), VALUES, git=True),
     FilterSpec("modified_after", "modifiedAfter", ("after",), TIME, git=True),

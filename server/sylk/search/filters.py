@@ -1,10 +1,11 @@
 """Search filters, each written once.
 
-``model.FILTERS`` is the table: one entry per filter, naming it on every front end (the field of
-``Filters``, the key in ``sylk/search``'s ``filters`` object, the inline keys) and saying
-what its values are (a list of which any may match, a bound, a date, a flag), how they
-are checked, whether the lexical index applies it itself (``index``) and whether a line
-search filters by it (``line``). A filter of values can also leave out what matches:
+``model.FILTERS`` is the table: one entry per filter, naming it on every front end (the
+field of ``Filters``, the key in ``sylk/search``'s ``filters`` object, the inline keys)
+and saying what its values are (a list of which any may match, a bound, a date, a flag),
+whether the lexical index applies it itself (``index``) and whether a line search filters
+by it (``line``); query.check_values checks the values of languages, types, kinds and
+roles against Sylk's lists. A filter of values can also leave out what matches:
 ``-path:vendor/**``, ``-role:test`` (``Filters.exclude``).
 
 The evaluators are tables too, one per place a filter is applied, and
@@ -29,11 +30,9 @@ from ..store.annotations import GitFile
 from .roles import roles_of
 
 BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
-BY_WIRE: dict[str, FilterSpec] = {s.wire: s for s in FILTERS}
 BY_INLINE: dict[str, FilterSpec] = {k: s for s in FILTERS for k in s.inline}
 LINE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.line)
 INDEX_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.index)
-NEGATABLE: tuple[str, ...] = tuple(s.name for s in FILTERS if s.negatable)
 
 
 @attrs.frozen
