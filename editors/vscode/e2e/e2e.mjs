@@ -397,20 +397,48 @@ async function expectText(locator, pattern, what, timeout = UI) {
   }
 }
 
-/** Open a quick input with its key (after the last one closed), and wait for its input to read `value`. */
+const quickInputBox = (page) => page.locator(".quick-input-widget .quick-input-box input");
+
+/** Open a quick input with its key (after the last one closed), and wait until its input
+ * holds the keyboard and reads `value`. Keys typed before the input has the focus go to
+ * the editor behind it, and the quick input closes when the editor takes the focus. */
 async function openQuickInput(page, key, value) {
   await quickInput(page).waitFor({ state: "hidden", timeout: UI });
   await page.keyboard.press(key);
   await quickInput(page).waitFor({ state: "visible", timeout: UI });
-  const input = page.locator(".quick-input-widget .quick-input-box input");
-  const text = await waitFor(`the quick input of ${key} to open with ${JSON.stringify(value)}`, UI, async () => {
-    const v = await input.inputValue();
-    return v.startsWith(value) ? { v } : undefined;
+  const input = quickInputBox(page);
+  const text = await waitFor(`the quick input of ${key} to open with ${JSON.stringify(value)} and the focus`, UI, async () => {
+    const [v, focused] = await input.evaluate((el) => [el.value, el.ownerDocument.activeElement === el]);
+    return focused && v.startsWith(value) ? { v } : undefined;
   });
   if (text.v !== value) {
     // prefilled with the word at the cursor (Ctrl+T): start from the prefix alone
     await page.keyboard.press("Control+A");
     await page.keyboard.type(value);
+  }
+  await expectInput(page, value, `the quick input of ${key}`);
+}
+
+/** Type into the open quick input, and wait until its input reads what was typed. */
+async function typeInQuickInput(page, text) {
+  const before = await quickInputBox(page).inputValue();
+  await page.keyboard.type(text);
+  await expectInput(page, before + text, "the quick input");
+}
+
+async function expectInput(page, value, what) {
+  const input = quickInputBox(page);
+  let seen;
+  try {
+    await waitFor(`${what} to read ${JSON.stringify(value)}`, UI, async () => {
+      seen = await input.evaluate((el) => ({ value: el.value, focused: el.ownerDocument.activeElement === el,
+        active: `${el.ownerDocument.activeElement?.tagName} ${el.ownerDocument.activeElement?.className}` }))
+        .catch(() => ({ value: null, focused: false, active: "the quick input is gone" }));
+      return seen.value === value;
+    });
+  } catch {
+    fail(`${what}: expected its input to read ${JSON.stringify(value)}; it reads ${JSON.stringify(seen?.value)}` +
+         `${seen?.focused ? "" : `, and the focus is on ${seen?.active}`}`);
   }
 }
 
@@ -430,7 +458,7 @@ async function expectFirstRow(page, pattern, what) {
 
 async function runCommand(page, title) {
   await openQuickInput(page, "Control+Shift+P", ">");
-  await page.keyboard.type(title);
+  await typeInQuickInput(page, title);
   await expectFirstRow(page, new RegExp(`^${title}`), `the command palette listing "${title}" first`);
   await page.keyboard.press("Enter");
   await mouseAway(page);
@@ -459,13 +487,13 @@ async function focusEditorArea(page) {
 
 async function openFile(page, rel, line, column) {
   await openQuickInput(page, "Control+P", "");
-  await page.keyboard.type(rel);
+  await typeInQuickInput(page, rel);
   await expectFirstRow(page, new RegExp(`^${path.basename(rel).replace(".", "\\.")}\\b`), `Quick Open listing ${rel} first`);
   await page.keyboard.press("Enter");
   await expectText(page.locator(".tab.active"), path.basename(rel), `the editor tab of ${rel}`);
   if (line !== undefined) {
     await openQuickInput(page, "Control+G", ":");
-    await page.keyboard.type(`${line}:${column}`);
+    await typeInQuickInput(page, `${line}:${column}`);
     await page.keyboard.press("Enter");
     await expectCursor(page, line, column);
   }
@@ -561,7 +589,7 @@ async function mainScenario(proxyPort) {
     await step("Go to Symbol in Workspace: hrp finds HttpRetryPolicy", async () => {
       await focusEditorArea(page);
       await openQuickInput(page, "Control+T", "#");
-      await page.keyboard.type("hrp");
+      await typeInQuickInput(page, "hrp");
       await expectFirstRow(page, /^HttpRetryPolicy\b/, "Ctrl+T listing HttpRetryPolicy first for hrp");
       log(`  first row: ${await rows(page).first().getAttribute("aria-label")}`);
       await page.keyboard.press("Enter");
@@ -573,7 +601,7 @@ async function mainScenario(proxyPort) {
     await step("Sylk Search: results, filter buttons, opening a hit", async () => {
       await openSearchPicker(page);
       await expectText(page.locator(".quick-input-title"), /Sylk Search \(hybrid\)/, "the picker's mode");
-      await page.keyboard.type("how far apart are two points");
+      await typeInQuickInput(page, "how far apart are two points");
       await expectText(page.locator(".quick-input-title"), /\d+ hits? in \d+ ms/, "the picker's hit count");
       await expectText(rows(page), /NewPoint/, "a search hit");
       const labels = (await rows(page).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
@@ -677,7 +705,7 @@ async function mainScenario(proxyPort) {
     await step("a note hit opens its sylk: document", async () => {
       await page.keyboard.press("Escape");
       await openSearchPicker(page);
-      await page.keyboard.type("signing keys canary");
+      await typeInQuickInput(page, "signing keys canary");
       await expectText(rows(page), /Release checklist/, "the note's hit");
       await rows(page).filter({ hasText: /Release checklist/ }).first().click();
       await expectText(page.locator(".tab.active"), new RegExp(NOTE_ID), "the note's editor tab");
@@ -689,13 +717,13 @@ async function mainScenario(proxyPort) {
       fs.writeFileSync(path.join(ws, "services", "geo", "fresh.go"), "package geo\n\n// FreshlyAddedGauge measures nothing yet.\nfunc FreshlyAddedGauge() int { return 0 }\n");
       await focusEditorArea(page);
       await openQuickInput(page, "Control+T", "#");
-      await page.keyboard.type("FreshlyAddedGauge");
+      await typeInQuickInput(page, "FreshlyAddedGauge");
       await expectText(rows(page), /No matching|No symbol/i, "Ctrl+T before reindexing");
       await page.keyboard.press("Escape");
       await runCommand(page, "Sylk: Reindex Workspace");
       await expectText(sylkItem(page), new RegExp(`^\\s*Sylk: ${files + 2} files\\s*$`), "the status bar after reindexing", INDEXED);
       await openQuickInput(page, "Control+T", "#");
-      await page.keyboard.type("FreshlyAddedGauge");
+      await typeInQuickInput(page, "FreshlyAddedGauge");
       await expectText(rows(page), /FreshlyAddedGauge/, "Ctrl+T after reindexing");
       await page.keyboard.press("Escape");
     });
@@ -714,7 +742,7 @@ async function mainScenario(proxyPort) {
       await expectText(sylkItem(page), new RegExp(`^\\s*Sylk: ${files + 1} files\\s*$`), "the status bar after clearing (the note is gone with the index)", INDEXED);
       await focusEditorArea(page);
       await openQuickInput(page, "Control+T", "#");
-      await page.keyboard.type("hrp");
+      await typeInQuickInput(page, "hrp");
       await expectText(rows(page), /HttpRetryPolicy/, "Ctrl+T after clearing");
       await page.keyboard.press("Escape");
     });
