@@ -153,7 +153,8 @@ def retry_request(attempts):
     """Retry a request with exponential backoff."""
     return attempts * 2
 '''
-TEST = '''from lib.retry import retry_request
+TEST = '''"""Retry with exponential backoff, tested."""
+from lib.retry import retry_request
 
 
 def test_retry_request():
@@ -240,6 +241,15 @@ def test_the_command_line_leaves_out_what_is_excluded(tree: Path):
     assert {line.split(":", 1)[0] for line in grep.stdout.splitlines()} == {"lib/retry.py", "vendor/pkg/retry.py"}
     bad = _cli("grep", "retry_request", str(tree), "--no-refresh", "--exclude", "role:test")
     assert bad.returncode == 2 and "--exclude" in bad.stderr
+    # Find References: the files' filters and what to leave out
+    refs = _cli("refs", "retry_request", str(tree), "--no-refresh", "--exclude", "path:vendor/**", "--exclude",
+                "lang:markdown")
+    assert refs.returncode == 0, refs.stderr
+    assert {line.split(":", 1)[0] for line in refs.stdout.splitlines()} == {"lib/retry.py", "tests/test_retry.py"}
+    refs = _cli("refs", "retry_request", str(tree), "--no-refresh", "-g", "tests/**")
+    assert {line.split(":", 1)[0] for line in refs.stdout.splitlines()} == {"tests/test_retry.py"}, refs.stderr
+    bad = _cli("refs", "retry_request", str(tree), "--no-refresh", "--exclude", "kind:function")
+    assert bad.returncode == 2 and "references leave out files by lang:, type:, path:, package: only" in bad.stderr
 
 
 def test_search_exclude_from_the_workspace_settings(tree: Path, tmp_path: Path):

@@ -70,6 +70,19 @@ def test_author_and_date_filters_facet_and_hit_fields(repo: Path):
     ws.close()
 
 
+def test_before_the_metadata_is_read_the_filters_say_so_not_that_git_is_missing(repo: Path):
+    # (the server reads it on its indexing thread after an index run: for a moment none is there)
+    ws = Workspace(repo, Settings())
+    ws.index()
+    early = ws.search(request_from_params({"query": "retry", "mode": "lexical", "filters": {"authors": ["Bob Stone"]}}))
+    assert early.hits == [] and early.message is not None
+    assert "git metadata is not read yet" in early.message and "not a git repository" not in early.message
+    gitmeta.update(ws)
+    read = ws.search(request_from_params({"query": "retry", "mode": "lexical", "filters": {"authors": ["Bob Stone"]}}))
+    assert read.hits and not read.message
+    ws.close()
+
+
 def test_without_git_the_filters_match_nothing_and_say_why(workspace: Path):
     ws = Workspace(workspace, Settings())
     ws.index()

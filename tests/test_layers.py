@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk.jobs", "sylk.watch", "sylk.steps"),  # the long-running service's parts
     ("sylk.disk",),  # the served workspace's side of the disk: watcher, changes, reconcile
     ("sylk.service",),  # one WorkspaceService for every front end
+    ("sylk.over_folders",),  # searches over a front end's folders
     ("sylk.wire",),  # the JSON the front ends share (status, CLI/MCP hits and symbols)
     ("sylk.lsp", "sylk.mcp"),  # front ends: neither imports the other
     ("sylk.cli",),  # the command line, which starts the other two

@@ -279,6 +279,23 @@ async def test_sylk_search_leaves_out_what_is_excluded_over_stdio(client: Langua
         "query": "service", "mode": "exact", "caseSensitive": False, "limit": 100,
         "filters": {"exclude": {"paths": ["java/**"]}}})
     assert lines.hits and all(not h.path.startswith("java/") for h in lines.hits)
+    # a word left out (every java chunk holds InvoiceService), and OR (this server embeds
+    # nothing: the semantic side's are tests/test_query_tree.py's)
+    for mode in ("lexical", "hybrid"):
+        left = await client.protocol.send_request_async("sylk/search", {
+            "query": "service -invoice", "mode": mode, "limit": 100, "minScore": 0})
+        assert left.hits and {h.language for h in left.hits} == {"markdown"}, mode
+        either = await client.protocol.send_request_async("sylk/search", {
+            "query": "(invoice OR geometry) service", "mode": mode, "limit": 100, "minScore": 0})
+        assert {h.path for h in either.hits} == {"java/com/acme/billing/InvoiceService.java", "README.md"}, mode
+
+
+async def test_sylk_search_refuses_a_malformed_boolean_query_naming_it(client: LanguageClient):
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    await wait_for_progress_end(client)
+    with pytest.raises(JsonRpcInvalidParams, match="query: a '\\(' without its '\\)'"):
+        await client.protocol.send_request_async("sylk/search", {"query": "(invoice OR geometry"})
 
 
 async def test_sylk_search_explain_over_stdio(client: LanguageClient):

@@ -141,10 +141,23 @@ async def test_search_code_lexical_filters_and_pages(workspace: Path, _isolated_
         assert {h["language"] for h in left["hits"]} == {"markdown"}
         left = await mcp_call(s, "search_code", query="service -lang:markdown", mode="lexical", limit=100)
         assert {h["language"] for h in left["hits"]} == {"java"}
+        left = await mcp_call(s, "search_code", query="service -invoice", mode="lexical", limit=100)
+        assert left["hits"] and {h["language"] for h in left["hits"]} == {"markdown"}
+        either = await mcp_call(s, "search_code", query="(invoice OR geometry) service", mode="lexical", limit=100)
+        assert {h["path"] for h in either["hits"]} == {"java/com/acme/billing/InvoiceService.java", "README.md"}
+        bad = await mcp_call_error(s, "search_code", query="invoice OR")
+        assert "OR needs words on both sides" in bad
         lines = await mcp_call(s, "grep", pattern="(?i)service", limit=100, exclude=["path:java/**"])
         assert lines["hits"] and all(not h["path"].startswith("java/") for h in lines["hits"])
         bad = await mcp_call_error(s, "grep", pattern="user", exclude=["role:test"])
         assert "invalid argument exclude" in bad
+        refs = await mcp_call(s, "find_references", name="user", limit=100)
+        assert {r["path"] for r in refs["references"]} == {"app/repository.py", "ruby/lib/notifier.rb",
+                                                           "web/src/session.ts"}
+        refs = await mcp_call(s, "find_references", name="user", limit=100, exclude=["lang:ruby", "path:web/**"])
+        assert {r["path"] for r in refs["references"]} == {"app/repository.py"}
+        bad = await mcp_call_error(s, "find_references", name="user", exclude=["role:test"])
+        assert "references leave out files by" in bad
         untagged = await mcp_call(s, "search_code", query="user", mode="lexical", tags=["backend"])
         assert untagged["hits"] == []  # nothing carries that tag
         nogit = await mcp_call(s, "search_code", query="user", mode="lexical", authors=["Ann"])

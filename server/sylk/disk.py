@@ -33,7 +33,6 @@ class Served(Protocol):
     runs: RunCount
     cancel: threading.Event  # set when the service stops
     index_progress: Tally
-    changes_applied: int
 
     @property
     def name(self) -> str: ...
@@ -42,6 +41,8 @@ class Served(Protocol):
     def engine(self) -> Workspace | None: ...
 
     def head_moved(self) -> None: ...
+
+    def change_applied(self) -> None: ...
 
     def track_files(self, p: Progress) -> None: ...
 
@@ -149,7 +150,7 @@ class DiskSync:
         finally:
             s.runs.done()
             s.reporter.end(handle, report.summary() if report else "index not updated")
-            s.changes_applied += 1  # after the end: a client that sees the count has seen the end
+            s.change_applied()  # after the end: a client that sees the count has seen the end
         s.embed_soon()
 
     def _index(self, rels: list[str], handle: Any, what: str, severity: Severity) -> IndexReport | None:
@@ -192,5 +193,5 @@ class DiskSync:
             s.runs.done()
         if report is not None and report.added + report.changed + report.deleted:
             s.finished(report)
-            s.changes_applied += 1
+            s.change_applied()
             s.embed_soon()

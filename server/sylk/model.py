@@ -47,6 +47,7 @@ class FilterSpec:
     index: bool = False  # the lexical index applies it itself (store/lexical.py INDEX_FIELDS)
     line: bool = False  # a line search (modes exact and regex) filters by it too
     git: bool = False  # it reads git metadata (a file without any never passes it)
+    file: bool = False  # it reads the file alone (path, language, type, package): Find References' filters
 
     @property
     def negatable(self) -> bool:
@@ -54,11 +55,11 @@ class FilterSpec:
 
 
 FILTERS: tuple[FilterSpec, ...] = (
-    FilterSpec("languages", "languages", ("lang", "language"), VALUES, index=True, line=True),
-    FilterSpec("types", "types", ("type",), VALUES, index=True, line=True),
-    FilterSpec("paths", "paths", ("path",), VALUES, line=True),
+    FilterSpec("languages", "languages", ("lang", "language"), VALUES, index=True, line=True, file=True),
+    FilterSpec("types", "types", ("type",), VALUES, index=True, line=True, file=True),
+    FilterSpec("paths", "paths", ("path",), VALUES, line=True, file=True),
     FilterSpec("kinds", "kinds", ("kind",), VALUES, index=True, line=True),
-    FilterSpec("packages", "packages", ("package",), VALUES, index=True, line=True),
+    FilterSpec("packages", "packages", ("package",), VALUES, index=True, line=True, file=True),
     FilterSpec("min_lines", "minLines", ("minlines",), BOUND, index=True),
     FilterSpec("max_lines", "maxLines", ("maxlines",), BOUND, index=True),
     FilterSpec("roles", "roles", ("role",), VALUES),

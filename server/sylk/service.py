@@ -236,7 +236,7 @@ class WorkspaceService:
         while not self.cancel.wait(FOLLOW_INTERVAL_S):
             try:
                 if ws.follow_writer():
-                    self.changes_applied += 1
+                    self.change_applied()
             except Exception as exc:  # the writer may be mid-commit: try again next time
                 log.debug("following the writer failed: %s", exc)
 
@@ -246,6 +246,12 @@ class WorkspaceService:
 
     def finished(self, report: IndexReport) -> None:
         self.last_report, self.last_run_at = report, time.time()
+
+    def change_applied(self) -> None:
+        """A batch of disk changes (or a run of the writer's) is in the index: the count
+        clients wait on. Two threads take batches in (the indexing thread, the follower)."""
+        with self._lock:
+            self.changes_applied += 1
 
     # git metadata and embedding -----------------------------------------------------
     def head_moved(self) -> None:

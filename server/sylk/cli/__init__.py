@@ -66,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
     p.add_argument("--code-only", action="store_true", help="leave out occurrences in comments and strings")
     p.add_argument("--no-declarations", action="store_true", help="leave out the definitions' own names")
+    p.add_argument("-g", "--glob", action="append", help="only paths matching this glob (gitignore syntax; repeatable)")
+    p.add_argument("--lang", action="append", help="only this language (repeatable)")
+    p.add_argument("--package", action="append", help="only this package and those below it (repeatable)")
+    p.add_argument("--exclude", action="append", metavar="FILTER",
+                   help="leave out files this filter matches: path:GLOB, lang:L, type:T, package:P (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="maximum results (default: references.limit, 2000)")
     p.add_argument("--format", choices=("default", "json"), default="default")
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")

@@ -35,7 +35,7 @@ from ..search.query import (
 from ..search.symbol_search import SymbolFilter
 from .args import workspace_root
 from .errors import CliError
-from .grep import search_lines
+from .grep import file_filters, search_lines
 from .terminal import Terminal, open_index, refresh, resolve, settings_for
 from .render import (
     STALE_MARK,
@@ -153,12 +153,13 @@ def cmd_refs(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         print(f"sylk: --limit must be at least 1, got {args.limit}", file=sys.stderr)
         return 2
+    filters = file_filters(args, None)  # navigation: search.exclude leaves out nothing here
     ws = open_index(root)
     try:
         if not args.no_refresh:
             refresh(ws)
         found = ws.find_references(name, include_declaration=not args.no_declarations, limit=args.limit,
-                                   comments_and_strings=False if args.code_only else None)
+                                   comments_and_strings=False if args.code_only else None, filters=filters)
         rows = [wire.reference_json(s) for s in references.shown(found, found.references, ws.table, root)]
     finally:
         ws.close()
@@ -221,7 +222,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
                             offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
                             context_lines=args.context, explain=args.explain, **floor)
-    except QueryError as exc:  # a value of search.exclude
+    except QueryError as exc:  # the query (a OR), a value of search.exclude
         raise CliError(str(exc), 2) from exc
     ws = open_index(root, settings=settings)
     try:

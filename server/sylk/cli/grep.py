@@ -33,17 +33,25 @@ def _case(args: argparse.Namespace) -> bool | str:
     return {"ignore": False, "sensitive": True, "smart": "smart"}[args.case or "sensitive"]
 
 
-def cmd_grep(args: argparse.Namespace) -> int:
-    root = workspace_root(args.path)
+def file_filters(args: argparse.Namespace, settings: config.Settings | None) -> Filters:
+    """What ``sylk grep`` (with its ``settings``: what ``search.exclude`` leaves out too) and
+    ``sylk refs`` (None: the files' filters alone) are limited to: --lang, --glob, --package,
+    --exclude. CliError (exit 2) for a bad value."""
     try:
         languages = check_values("--lang", "languages", args.lang or ())
-        exclude = parse_exclusions("--exclude", args.exclude or (), line=True)
-        settings = settings_for(root)
-        filters = default_exclusions(Filters(languages=languages, paths=tuple(args.glob or ()),
-                                             packages=tuple(args.package or ()), exclude=exclude),
-                                     settings.search, line=True)
+        exclude = parse_exclusions("--exclude", args.exclude or (), line=settings is not None,
+                                   files=settings is None)
+        filters = Filters(languages=languages, paths=tuple(args.glob or ()), packages=tuple(args.package or ()),
+                          exclude=exclude)
+        return filters if settings is None else default_exclusions(filters, settings.search, line=True)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    root = workspace_root(args.path)
+    settings = settings_for(root)
+    filters = file_filters(args, settings)
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}", 2)
     req = GrepRequest(args.pattern, "exact" if args.fixed_strings else "regex", _case(args), args.word_regexp,

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 
 from ..ingest import gitsync
 from ..ingest.ignore import find_git
+from ..store.annotations import GIT_META_HEAD
 
 if TYPE_CHECKING:
     from .workspace import Workspace
 
-META_HEAD = "git_meta_head"
+META_HEAD = GIT_META_HEAD
 COMMITS_HEAD = "git_commits_head"
 
 

@@ -19,7 +19,7 @@ from ..ingest.file_types import file_type
 from ..ingest.grams import path_key
 from ..languages import language_for_path
 from ..search import grep
-from ..search.filters import Admit, Lookups
+from ..search.filters import FILE_FILTERS, Admit, Filters, Lookups
 from ..search.grep import GrepFile, GrepResult
 from ..search.pattern import compile_pattern
 from ..search.query import GrepRequest
@@ -99,6 +99,13 @@ class LineSearch:
 
         table = self.symbols.table
         return grep.search(req, pattern, files, read, table.enclosing, state, scanned=pattern.grams is None)
+
+    def file_test(self, filters: Filters) -> Callable[[str], bool]:
+        """Whether an indexed file passes ``filters``' file filters (languages, types,
+        paths, packages and their exclusions; a Find References)."""
+        languages = self.stores.manifest.file_languages()
+        admit = Admit(filters.only(FILE_FILTERS), Lookups(self.stores.manifest.file_packages()))
+        return lambda rel: admit(_described(rel, languages.get(rel)))
 
     def _indexed_files(self) -> tuple[dict[int, GrepFile], list[GrepFile]]:
         """The indexed files by ``file_key`` and in path order, made again when files come or go."""

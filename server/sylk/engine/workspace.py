@@ -15,6 +15,7 @@ the watcher, progress) belong to the service and the front ends, not here.
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -28,6 +29,7 @@ from ..config import Settings, index_dir_for
 from ..embed.embedder import Embedder
 from ..errors import IndexClosed, IndexError_
 from ..ingest import occurrences
+from ..ingest.ignore import find_git
 from ..ingest.symbols import Symbol, extract_marked
 from ..languages import language_for_path
 from ..model import doc_id, is_virtual
@@ -36,12 +38,14 @@ from ..search import references as reference_search
 from ..search.hybrid import HybridSearch
 from ..search.nearest import VectorSpace
 from ..search.grep import GrepRequest, GrepResult
+from ..search.filters import Filters
 from ..search.query import SearchRequest
 from ..search.references import References
 from ..search.relocate import Relocator
 from ..search.results import IndexState, SearchResult
 from ..search.symbol_search import SymbolFilter, SymbolHit, SymbolTable
 from ..store import integrity
+from ..store.annotations import GIT_META_HEAD
 from ..store.layout import MANIFEST_FILE, FolderState, folder_state, remove_layout
 from ..store.lexical import LexicalIndex
 from ..store.manifest import Manifest
@@ -310,12 +314,18 @@ class Workspace:
 
     def find_references(self, name: str, *, include_declaration: bool = True, limit: int | None = None,
                         first: str | None = None, paths: AbstractSet[str] | Callable[[str], bool] | None = None,
-                        comments_and_strings: bool | None = None) -> References:
+                        comments_and_strings: bool | None = None, filters: Filters | None = None) -> References:
         """Every occurrence of the identifier ``name`` (search.references.find), as the
-        ``references`` settings say unless told: at most ``limit``, in comments and strings."""
+        ``references`` settings say unless told: at most ``limit``, in comments and strings;
+        ``filters``: the files' (languages, types, paths, packages, and what to leave out)."""
         with self.in_use():
             s = self.settings.references
             text = s.comments_and_strings if comments_and_strings is None else comments_and_strings
+            if filters is not None and not filters.empty:
+                admitted = self.lines.file_test(filters)
+                given = paths
+                paths = admitted if given is None else (lambda p: admitted(p) and (
+                    given(p) if callable(given) else p in given))
             return reference_search.find(self.references.table, self.table, name,
                                          include_declaration=include_declaration, comments_and_strings=text,
                                          limit=limit if limit is not None else s.limit, first=first, paths=paths)
@@ -347,6 +357,17 @@ class Workspace:
                           max(0, run.total - run.committed) if run is not None and run.phase != "done" else 0,
                           len(quick) if quick is not None else 0)
 
+    @property
+    def git_note(self) -> str:
+        """Why no file has git metadata (the author and date filters then match nothing)."""
+        if not self.settings.trusted:
+            return "no git metadata: git is not run in an untrusted workspace"
+        if find_git(str(self.root)) is None or shutil.which("git") is None:
+            return "no git metadata (not a git repository, or git is missing)"
+        if self.manifest.get_meta(GIT_META_HEAD) is None:  # it follows the first index run
+            return "git metadata is not read yet (it follows the index run)"
+        return "no git metadata (no indexed file is in a commit)"
+
     def search_paths(self, text: str, limit: int = 20) -> list[str]:
         """Paths of the files whose chunks match ``text`` lexically, best first."""
         return list(dict.fromkeys(h.path for h in self.search(SearchRequest(text, "lexical", limit=limit * 5,
@@ -362,8 +383,9 @@ class Workspace:
                 note = "semantic search is not ready yet: no chunk is embedded"
             relocator = Relocator(self.root, self.manifest, self.settings.max_file_size, self.settings.languages)
             main, quick = self.vector_spaces()
-            result = HybridSearch(self.root, self.lexical, self.manifest, main, quick,
-                                  semantic_note=note, relocator=relocator).search(req, state)
+            result = HybridSearch(self.root, self.lexical, self.manifest, main, quick, semantic_note=note,
+                                  relocator=relocator, git_note=self.git_note if req.filters.needs_git else None
+                                  ).search(req, state)
         if state.files_pending:
             indexing = f"indexing: {state.files_pending} files are not searchable yet"
             result = attrs.evolve(result, message=f"{result.message}; {indexing}" if result.message else indexing)

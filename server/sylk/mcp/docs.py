@@ -49,7 +49,10 @@ git repository also authors (of each file's last commit) and modified_after/befo
 types ["git_commit"] searches commit messages. The same filters work inline in the \
 query: "lang:python path:app/** kind:function role:test author:\"Ann Lee\" retry backoff". \
 exclude leaves out what its filters match (["role:test", "path:vendor/**", "lang:markdown"]); \
-inline, a leading - does the same: "retry -role:test -path:vendor/**".
+inline, a leading - does the same: "retry -role:test -path:vendor/**". A word or a \
+"phrase" with a leading - leaves out the hits holding it ("retry -mock"); a query holding \
+an upper-case OR is boolean: words side by side must all be held, OR takes either side, \
+parentheses group ("(http OR grpc) client -test").
 
 Options add to the answer: fuzzy lets words match with a typo or two; facets counts \
 all matches by language, type, kind and folder ("facets"); group_by (file, language, \
@@ -95,7 +98,8 @@ A name match, in every language, case-sensitive. Each occurrence has path, 1-bas
 column and endColumn (UTF-16), the enclosing symbol ("Class.method"), the line's text, \
 "in" (code, comment or string), "call" (a call site) and "declaration" (a definition's \
 own name). code_only leaves out comments and strings; path narrows to files (a \
-gitignore-style glob or a file). "total" counts every occurrence; pages by offset."""
+gitignore-style glob or a file); exclude leaves out files (["path:vendor/**", \
+"lang:markdown"]: path, lang, type, package). "total" counts every occurrence; pages by offset."""
 
 GET_CALLERS_DOC = """\
 Who calls a function or method: the call sites of a name (the name of a call expression \

@@ -23,7 +23,8 @@ from ..search.file_lines import file_lines, file_text
 from . import wire
 from .docs import FIND_DEFINITION_DOC, FIND_REFERENCES_DOC, GET_CALLERS_DOC
 from .folders import Folders
-from .tools_search import MAX_LIMIT, READ_ONLY, Engines
+from ..search.filters import Filters
+from .tools_search import MAX_LIMIT, READ_ONLY, Engines, exclusions
 
 
 def _definitions(folders: Folders, engines: Engines, name: str, path: str | None,
@@ -75,6 +76,8 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                                       "gitignore-style glob, e.g. 'app/**'")] = None,
         code_only: Annotated[bool, Field(description="Leave out occurrences in comments and strings")] = False,
         include_declarations: Annotated[bool, Field(description="Include the definitions' own names")] = True,
+        exclude: Annotated[list[str] | None, Field(description="Leave out files these filters match: path:GLOB, "
+                                                               "lang:L, type:T, package:P")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Occurrences per page")] = 50,
         offset: Annotated[int, Field(ge=0, description="Occurrences to skip (nextOffset of a page)")] = 0,
     ) -> dict[str, Any]:
@@ -82,6 +85,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
         name = name.strip()
         if not IDENTIFIER.fullmatch(name):
             raise ToolError(f"invalid argument name: {name!r} is not an identifier")
+        left_out = exclusions(exclude, files=True)
         try:
             paths = pathspec.GitIgnoreSpec.from_lines([path]) if path else None
         except ValueError as exc:
@@ -93,7 +97,8 @@ def setup(app: MCPServer, folders: Folders) -> None:
                 try:
                     answers.append((folder, ws, ws.find_references(
                         name, include_declaration=include_declarations, limit=offset + limit,
-                        comments_and_strings=not code_only, paths=paths.match_file if paths is not None else None)))
+                        comments_and_strings=not code_only, paths=paths.match_file if paths is not None else None,
+                        filters=Filters(exclude=left_out) if left_out is not None else None)))
                 except IndexClosed:
                     continue
             total = sum(found.total for _f, _ws, found in answers)

@@ -3,13 +3,12 @@ with the agent options of ``sylk/search``), ``search_symbol``, ``grep`` and
 ``find_similar_code`` (``sylk/similar``: the code nearest by meaning to a place).
 
 Requests are parsed by ``params.request_from_params`` and ``line_request_from_params``
-(the same filters and checks as ``sylk/search``); each open folder answers, and
-search/merge.py merges the answers as the language server does.
+(the same filters and checks as ``sylk/search``); over_folders.py answers them over the
+open folders, as it does for the language server.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -20,20 +19,20 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from .. import over_folders
 from .. import wire as shared
 from ..config import camel, snake
 from ..engine.workspace import Workspace
 from ..errors import FieldError, IndexClosed
 from ..search import agent, related
-from ..search.file_lines import file_lines, file_text
+from ..search.file_lines import file_lines
 from ..search.grep import GrepResult
-from ..search.merge import MergedLines, MergedResult, folder_request, merge_line_results, merge_results, \
-    merge_symbols
+from ..search.merge import MergedResult
 from ..search.params import line_request_from_params, request_from_params
-from ..search.query import MODES, TYPES, Filters, GrepRequest, QueryError, SearchRequest, parse_exclusions
+from ..search.query import MODES, TYPES, Filters, QueryError, SearchRequest, parse_exclusions
 from ..search.results import SearchResult
 from ..model import ROLES, SYMBOL_KINDS
-from ..search.symbol_search import SymbolFilter, SymbolHit
+from ..search.symbol_search import SymbolFilter
 from . import wire
 from .docs import FIND_SIMILAR_CODE_DOC, GREP_DOC, SEARCH_CODE_DOC, SEARCH_SYMBOL_DOC
 from .folders import Folder, Folders
@@ -68,10 +67,10 @@ def argument_error(exc: QueryError, params: Mapping[str, Any]) -> ToolError:
     return ToolError(f"invalid argument {_ARGUMENT.get(name) or snake(name)}: {message}")
 
 
-def _exclusions(items: list[str] | None, *, line: bool = False) -> Filters | None:
+def exclusions(items: list[str] | None, *, line: bool = False, files: bool = False) -> Filters | None:
     """The ``exclude`` argument: inline filters to leave out (query.parse_exclusions)."""
     try:
-        return parse_exclusions("exclude", items or (), line=line)
+        return parse_exclusions("exclude", items or (), line=line, files=files)
     except QueryError as exc:
         raise ToolError(f"invalid argument exclude: {str(exc).split(': ', 1)[-1]}") from exc
 
@@ -86,40 +85,14 @@ def search_params(query: str, mode: str, limit: int, offset: int, filters: Mappi
     return params
 
 
-def _each(engines: Engines, run: Callable[[Workspace], T]) -> tuple[Engines, list[T]]:
-    """Each folder's answer (``run``); the folders whose index closed on the way (cleared)
-    are left out, and none left is a ToolError."""
-    answered: Engines = []
-    results: list[T] = []
-    for folder, engine in engines:
-        try:
-            results.append(run(engine))
-        except IndexClosed:
-            continue
-        answered.append((folder, engine))
-    if not results:
-        raise ToolError("the index is being rebuilt; ask again in a moment")
-    return answered, results
-
-
-def _search(engines: Engines, req: SearchRequest) -> tuple[Engines, MergedResult]:
-    each = folder_request(req, len(engines))
-    answered, results = _each(engines, lambda e: e.search(each))
-    return answered, merge_results(results, req.offset, req.limit, len(engines))
-
-
-def _grep(engines: Engines, req: GrepRequest) -> tuple[Engines, MergedLines]:
-    each = folder_request(req, len(engines))
-    answered, results = _each(engines, lambda e: e.grep(each))
-    return answered, merge_line_results(results, req.offset, req.limit, len(engines))
-
-
-def _semantic_state(engines: Engines) -> tuple[str, str | None]:
-    """The semantic side over the folders: ready when every one is, else the first other
-    state; and the first folder's reason when it is unavailable."""
-    states = [f.service.semantic_state() for f, _e in engines]
-    state = next((s for s in states if s != "ready"), "ready")
-    return state, next((e.semantic_message for _f, e in engines if e.semantic_message), None)
+async def _over(folders: Folders, run: Callable[..., T], *args: Any) -> T:
+    """``run(the open folders, *args)`` (over_folders) on a worker thread; no folder left to
+    answer is a ToolError."""
+    engines = await folders.engines()
+    try:
+        return await anyio.to_thread.run_sync(run, [f for f, _e in engines], *args)
+    except over_folders.NoAnswer as exc:
+        raise ToolError(str(exc)) from None
 
 
 def setup(app: MCPServer, folders: Folders) -> None:
@@ -200,14 +173,11 @@ def setup(app: MCPServer, folders: Folders) -> None:
             req = request_from_params(params, folders.settings.search)
         except QueryError as exc:
             raise argument_error(exc, params) from exc
-        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=_exclusions(exclude))))
+        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=exclusions(exclude))))
         if not req.query.strip():
             raise ToolError("invalid argument query: no words to search for (inline filters alone select nothing)")
-        if req.follow_ups and not req.facets:  # refinements are read from the facets
-            req = attrs.evolve(req, facets=True)
-        engines = await folders.engines()
-        engines, merged = await anyio.to_thread.run_sync(_search, engines, req)
-        return await anyio.to_thread.run_sync(_search_answer, folders, engines, req, merged, facets)
+        answered = await _over(folders, over_folders.search, over_folders.prepared(req))
+        return _search_answer(folders, answered, req, facets)
 
     @app.tool(description=SEARCH_SYMBOL_DOC, annotations=READ_ONLY)
     async def search_symbol(
@@ -220,19 +190,15 @@ def setup(app: MCPServer, folders: Folders) -> None:
         exported: Annotated[bool | None, Field(description="true: only exported (public) definitions; false: "
                                                            "only the others; unset: both")] = None,
     ) -> dict[str, Any]:
-        engines = await folders.engines()
         window = min(offset + limit, MAX_SYMBOL_WINDOW)
         only = SymbolFilter(frozenset(kind or ()), exported)
-
-        def run() -> tuple[Engines, list[tuple[int, SymbolHit]]]:
-            # one more than the page tells whether there is a next one
-            answered, parts = _each(engines, lambda e: e.search_symbols(query, window + 1, only))
-            return answered, merge_symbols(parts)
-
-        answered, hits = await anyio.to_thread.run_sync(run)
+        # one more than the page tells whether there is a next one
+        answered = await _over(folders, over_folders.symbols, query, window + 1, only)
+        hits = answered.merged
         page = hits[offset:window]
         more = len(hits) > window and window < MAX_SYMBOL_WINDOW
-        return {"query": query, "symbols": [folders.tagged(answered[f][0], shared.symbol_json(h)) for f, h in page],
+        return {"query": query, "symbols": [folders.tagged(answered.folders[f], shared.symbol_json(h))
+                                            for f, h in page],
                 "offset": offset, "nextOffset": wire.next_offset(offset, len(page), more),
                 **folders.indexing_note()}
 
@@ -262,15 +228,14 @@ def setup(app: MCPServer, folders: Folders) -> None:
             req = line_request_from_params(params, folders.settings.search)
         except QueryError as exc:
             raise argument_error(exc, params) from exc
-        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=_exclusions(exclude, line=True))))
-        engines = await folders.engines()
+        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=exclusions(exclude, line=True))))
         try:
-            engines, merged = await anyio.to_thread.run_sync(_grep, engines, req)
+            answered = await _over(folders, over_folders.grep, req)
         except FieldError as exc:  # the pattern
             raise ToolError(f"invalid argument pattern: {str(exc).removeprefix('query: ')}") from None
-        result: GrepResult = merged.result
-        out = shared.line_result_json(result, [folders.tagged(engines[f][0], shared.line_hit_json(h))
-                                               for h, f in zip(result.hits, merged.folders, strict=True)])
+        result: GrepResult = answered.merged.result
+        out = shared.line_result_json(result, [folders.tagged(f, shared.line_hit_json(h))
+                                               for h, f in zip(result.hits, answered.folder_of_hits(), strict=True)])
         out.pop("index")
         out.pop("tookMs")
         out["nextOffset"] = wire.next_offset(offset, len(result.hits), offset + len(result.hits) < result.total_hits)
@@ -298,14 +263,14 @@ def setup(app: MCPServer, folders: Folders) -> None:
         return await anyio.to_thread.run_sync(_similar, folders, folder, engine, rel, path, line, limit)
 
 
-def _search_answer(folders: Folders, engines: Engines, req: SearchRequest, merged: MergedResult,
+def _search_answer(folders: Folders, answered: over_folders.Answered[MergedResult], req: SearchRequest,
                    facets: bool) -> dict[str, Any]:
     """search_code's answer: the page's hits (each with its folder's ``root`` when there
     are several), the counts and pages, how complete the semantic side is, and what the
     agent options asked for."""
-    result: SearchResult = merged.result
-    out = shared.result_json(result, [folders.tagged(engines[f][0], shared.hit_json(h))
-                                      for h, f in zip(result.hits, merged.folders, strict=True)])
+    result: SearchResult = answered.merged.result
+    out = shared.result_json(result, [folders.tagged(f, shared.hit_json(h))
+                                      for h, f in zip(result.hits, answered.folder_of_hits(), strict=True)])
     if not facets:  # (asked for by the follow-ups only)
         out.pop("facets")
     out.pop("tookMs")
@@ -314,24 +279,13 @@ def _search_answer(folders: Folders, engines: Engines, req: SearchRequest, merge
     out["nextOffset"] = wire.next_offset(req.offset, len(result.hits),
                                          req.offset + len(result.hits) < result.total_hits)
     if req.mode != "lexical":
-        state, message = _semantic_state(engines)
+        state, message = answered.semantic_state()
         out["semantic"] = wire.semantic_json(result.index, state, message)
     out["index"] = {"files": result.index.files, "chunks": result.index.chunks}
-    out.update(shared.agent_json(req, result, semantic_ready=any(e.semantic_ready for _f, e in engines)))
+    out.update(shared.agent_json(req, result, semantic_ready=answered.semantic_ready))
     if req.related_files:
-        out["relatedFiles"] = _related_files(folders, engines, merged)
+        out["relatedFiles"] = [folders.tagged(f, shared.related_file_json(r)) for f, r in answered.related]
     out.update(folders.indexing_note())
-    return out
-
-
-def _related_files(folders: Folders, engines: Engines, merged: MergedResult) -> list[dict[str, Any]]:
-    """The files the hits' files import, folder by folder."""
-    out: list[dict[str, Any]] = []
-    for i, (folder, engine) in enumerate(engines):
-        mine = [h for h, f in zip(merged.result.hits, merged.folders, strict=True) if f == i]
-        if mine:
-            found = agent.related_files(mine, functools.partial(file_text, folder.root), engine.manifest.files())
-            out.extend(folders.tagged(folder, shared.related_file_json(r)) for r in found)
     return out
 
 

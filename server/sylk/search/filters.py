@@ -33,6 +33,7 @@ BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
 BY_INLINE: dict[str, FilterSpec] = {k: s for s in FILTERS for k in s.inline}
 LINE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.line)
 INDEX_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.index)
+FILE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.file)
 
 
 @attrs.frozen

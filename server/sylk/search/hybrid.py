@@ -34,6 +34,7 @@ from ..store.lexical import INDEX_FIELDS, ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from ..text.query_terms import QueryTerms, analyze
+from ..text.query_tree import QueryWords
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .nearest import VectorSpace, nearest
@@ -57,9 +58,10 @@ _SEMANTIC_SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sylk-sema
 
 @attrs.frozen
 class _Context:
-    """What every stage of one search reads: the query's terms and the filters' lookups."""
+    """What every stage of one search reads: the query's words and terms, the filters' lookups."""
 
-    terms: QueryTerms
+    words: QueryWords  # what to look for, and what every hit must hold (or not)
+    terms: QueryTerms  # the words to look for, analysed (with the agent's extra terms)
     pool: int  # candidates each side fetches
     packages: dict[str, str]  # path -> package
     admit: Admit  # every filter (the semantic side's candidates)
@@ -72,6 +74,11 @@ class _Context:
     def post_filtered(self) -> bool:
         """A filter Tantivy does not apply drops candidates after it."""
         return bool(self.after)
+
+    @property
+    def text(self) -> str:
+        """The words looked for, as typed (``-mock`` and ``OR`` left out)."""
+        return self.words.text
 
 
 @attrs.define
@@ -88,10 +95,11 @@ class _Sides:
 class HybridSearch:
     def __init__(self, root: Path, lexical: LexicalIndex, manifest: Manifest,
                  main: VectorSpace | None = None, quick: VectorSpace | None = None,
-                 semantic_note: str | None = None, relocator: Relocator | None = None) -> None:
+                 semantic_note: str | None = None, relocator: Relocator | None = None,
+                 git_note: str | None = None) -> None:
         """``main``: the model's vectors; ``quick``: the quick pass's, of the chunks the model
         has not reached (search.nearest); ``relocator``: finds the page's hits again in files
-        changed since they were indexed."""
+        changed since they were indexed; ``git_note``: why no file has git metadata, if none has."""
         self.root = root
         self.lexical = lexical
         self.manifest = manifest
@@ -99,6 +107,7 @@ class HybridSearch:
         self.quick = quick
         self.semantic_note = semantic_note  # why semantic search is unavailable, if it is
         self.relocator = relocator
+        self.git_note = git_note or "no git metadata (not a git repository, or git is missing)"
 
     def search(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
         """Chunks, and commit messages when the ``git_commit`` type is asked for."""
@@ -107,9 +116,10 @@ class HybridSearch:
         t0 = time.perf_counter()
         others = tuple(t for t in req.filters.types if t != "git_commit")
         f = req.filters
-        rows = self.manifest.search_commits(_query_words(" ".join((req.query, *req.extra_terms))),
+        text = req.words.text
+        rows = self.manifest.search_commits(_query_words(" ".join((text, *req.extra_terms))),
                                             req.offset + req.limit, f.authors, f.modified_after, f.modified_before)
-        style = analyze(req.query).style
+        style = analyze(text).style
         commits = [Hit(-1 - i, c_files[0] if c_files else "", "git", "git_commit", "commit", sha, author,
                        0, 0, round(_lexical_only_score(req, style, i + 1), 6), i + 1, None, _commit_snippet(message),
                        0, (), author, int(t), c_files)
@@ -135,7 +145,7 @@ class HybridSearch:
         sides = self._sides(req, ctx)
         fused, depth = self._fuse(req, ctx, sides)
         fused, below, floor_note = _floor(req, fused, sides)
-        ranked_by = RankQuery.of(ctx.terms, " ".join((req.query, *req.extra_terms)))
+        ranked_by = RankQuery.of(ctx.terms, " ".join((ctx.text, *req.extra_terms)))
         fused = rank(fused, sides.records, ranked_by, req.ranking_off)
         page = fused[req.offset:req.offset + req.limit]
         out = self._hits(req, ctx, page, sides.records)
@@ -156,7 +166,7 @@ class HybridSearch:
                 req.fusion if hybrid else req.mode, alpha_for(terms.style, req.alpha) if hybrid and req.fusion == CONVEX
                 else None, depth if hybrid else 0, _floor_of(req), below,
                 stages_for(ranked_by, req.ranking_off))
-        ran = req.mode != "lexical" and ctx.semantic_ready and bool(req.query.strip())
+        ran = req.mode != "lexical" and ctx.semantic_ready and bool(ctx.text.strip())
         return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), total, out, facets,
                             index_state, message, explanation,
                             index_state.embedded + index_state.quick if ran else None,
@@ -168,7 +178,7 @@ class HybridSearch:
         git, tags = self.manifest.git_lookup(), self.manifest.tag_lookup()
         lookups = Lookups(self.manifest.file_packages(), git, tags)
         return _Context(
-            terms=analyze(" ".join((req.query, *req.extra_terms))),
+            words=req.words, terms=analyze(" ".join((req.words.text, *req.extra_terms))),
             pool=max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR),
             packages=lookups.packages, admit=Admit(f, lookups), after=Admit(f, lookups, INDEX_FILTERS),
             all_git=git, all_tags=tags,
@@ -177,9 +187,11 @@ class HybridSearch:
     def _sides(self, req: SearchRequest, ctx: _Context) -> _Sides:
         """Each side's candidates, best first, that pass the filters."""
         sides = _Sides()
-        k = ctx.pool * (4 if not req.filters.empty else 1)  # semantic candidates before the filters
-        nearest = _SEMANTIC_SIDE.submit(self._nearest, req.query, k) \
-            if req.mode == "hybrid" and ctx.semantic_ready and req.query.strip() else None
+        # semantic candidates before the filters and the words a hit must hold
+        k = ctx.pool * (4 if not req.filters.empty or ctx.words.match is not None else 1)
+        text = ctx.text
+        nearest = _SEMANTIC_SIDE.submit(self._nearest, text, k) \
+            if req.mode == "hybrid" and ctx.semantic_ready and text.strip() else None
         if req.mode in ("hybrid", "lexical"):
             hits, sides.lexical_total = self._lexical(req, ctx)
             sides.records.update(self.manifest.chunks_by_id([h.id for h in hits]))
@@ -188,12 +200,15 @@ class HybridSearch:
                 rec = sides.records.get(h.id)
                 if rec is not None and after(rec):
                     sides.lexical.append(Scored(h.id, h.score))
-        if req.mode in ("hybrid", "semantic") and req.query.strip():
+        if req.mode in ("hybrid", "semantic") and text.strip():
             if not ctx.semantic_ready:
                 sides.message = self.semantic_note or "semantic search is not ready yet: no chunk is embedded"
             else:
-                sides.semantic = self._semantic(ctx.pool, ctx.admit, sides.records,
-                                                nearest.result() if nearest else self._nearest(req.query, k))
+                found = nearest.result() if nearest else self._nearest(text, k)
+                if ctx.words.match is not None:  # the words a hit must hold, or must not
+                    held = self.lexical.holding(ctx.words.match, [cid for cid, _ in found])
+                    found = [(cid, score) for cid, score in found if cid in held]
+                sides.semantic = self._semantic(ctx.pool, ctx.admit, sides.records, found)
         return sides
 
     def _fuse(self, req: SearchRequest, ctx: _Context, sides: _Sides) -> tuple[list[Fused], int]:
@@ -214,7 +229,7 @@ class HybridSearch:
               records: dict[int, ChunkRecord]) -> list[Hit]:
         """The page's hits: where their chunks are now, with snippets, git and tags."""
         all_git, all_tags = ctx.all_git, ctx.all_tags
-        pattern = _words_regex(_query_words(" ".join((req.query, *req.extra_terms))))
+        pattern = _words_regex(_query_words(" ".join((ctx.text, *req.extra_terms))))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
         # a file changed since it was indexed: its hits where their chunks are now, or stale
@@ -245,8 +260,7 @@ class HybridSearch:
         if missing:
             notes.append(f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)")
         if req.filters.needs_git and not ctx.all_git:
-            notes.append("no git metadata (not a git repository, or git is missing): "
-                         "the author and date filters match nothing")
+            notes.append(f"{self.git_note}: the author and date filters match nothing")
         return notes
 
     # sides --------------------------------------------------------------
@@ -255,7 +269,8 @@ class HybridSearch:
         ex = f.exclude or Filters()
         query = self.lexical.build_query(
             ctx.terms, fuzzy=req.fuzzy, must={n: getattr(f, n) for n in INDEX_FIELDS},
-            must_not={n: getattr(ex, n) for n in INDEX_FIELDS}, min_lines=f.min_lines, max_lines=f.max_lines)
+            must_not={n: getattr(ex, n) for n in INDEX_FIELDS}, min_lines=f.min_lines, max_lines=f.max_lines,
+            match=ctx.words.match)
         # the other filters are applied afterwards: fetch more when they may drop candidates
         return self.lexical.search_chunks(query, ctx.pool * (4 if ctx.post_filtered else 1))
 

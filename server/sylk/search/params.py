@@ -31,6 +31,7 @@ from .query import (
     line_filters,
     parse_inline,
     parse_time,
+    read_words,
 )
 
 _SLASHED = re.compile(r"^/(.+)/$", re.DOTALL)
@@ -121,7 +122,7 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         facets=bool(params.get("facets", False)),
         context_lines=_int("contextLines", params.get("contextLines"), low=0, high=50, default=2),  # type: ignore[arg-type]
         weights=weights,
-        extra_terms=expand_terms(text) if expand else (),
+        extra_terms=expand_terms(read_words(text).text) if expand else (),  # not the words left out
         expand=expand,
         group_by=group_by,
         related_files=bool(params.get("relatedFiles", False)),

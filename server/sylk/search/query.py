@@ -20,7 +20,8 @@ from ..errors import FieldError
 from ..ingest.packages import within
 from ..languages import BY_NAME
 from ..model import BOUND, CHUNK_KINDS, FILE_TYPES, FILTERS, ROLES, SEARCH_MODES, TIME, VALUES
-from .filters import BY_INLINE, LINE_FILTERS, Filters
+from ..text.query_tree import QuerySyntaxError, QueryWords, read
+from .filters import BY_INLINE, FILE_FILTERS, LINE_FILTERS, Filters
 from .fusion import RRF_K
 
 MODES = SEARCH_MODES
@@ -76,6 +77,12 @@ class SearchRequest:
     related_files: bool = False
     follow_ups: bool = False
     summary: bool = False
+    # the query's words, read once: what to look for, and what every hit must hold or
+    # must not (``-mock``, ``a OR b``); QueryError names ``query`` when it cannot be read
+    words: QueryWords = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "words", read_words(self.query))
 
 
 @attrs.frozen
@@ -96,6 +103,15 @@ class GrepRequest:
 
 
 CASE_CHOICES = (True, False, "smart")
+
+
+def read_words(query: str) -> QueryWords:
+    """The words of ``query`` (its inline filters out) as text/query_tree.py reads them;
+    QueryError names ``query`` when a boolean query cannot be read."""
+    try:
+        return read(query)
+    except QuerySyntaxError as exc:
+        raise QueryError("query", str(exc)) from None
 
 
 def line_filters(f: Filters) -> Filters:
@@ -136,10 +152,12 @@ def parse_inline(query: str) -> tuple[str, Filters]:
     return " ".join(rest.split()), Filters(**found[""], exclude=exclude)
 
 
-def parse_exclusions(field: str, items: Sequence[str], *, line: bool = False) -> Filters | None:
+def parse_exclusions(field: str, items: Sequence[str], *, line: bool = False,
+                     files: bool = False) -> Filters | None:
     """What to leave out, written as inline filters without their ``-`` (``--exclude
     path:vendor/**``, MCP's ``exclude``): the filters, or None for none. ``line``: only the
-    filters a line search applies. QueryError names ``field``."""
+    filters a line search applies; ``files``: only the filters of a file (Find
+    References). QueryError names ``field``."""
     out = Filters()
     for item in items:
         try:
@@ -151,6 +169,8 @@ def parse_exclusions(field: str, items: Sequence[str], *, line: bool = False) ->
         out = out.merged(f.exclude)
     if line and out != line_filters(out):
         raise QueryError(field, f"a line search leaves out by {line_filter_keys()} only")
+    if files and out != out.only(FILE_FILTERS):
+        raise QueryError(field, f"references leave out files by {line_filter_keys(FILE_FILTERS)} only")
     return None if out.empty else out
 
 
@@ -178,9 +198,9 @@ def check_bound(field: str, value: Any) -> int:
     return value
 
 
-def line_filter_keys() -> str:
-    """The inline keys of the filters a line search applies: ``lang:, type:, ...``."""
-    return ", ".join(f"{s.inline[0]}:" for s in FILTERS if s.line)
+def line_filter_keys(names: Sequence[str] = LINE_FILTERS) -> str:
+    """The inline keys of these filters (those a line search applies): ``lang:, type:, ...``."""
+    return ", ".join(f"{s.inline[0]}:" for s in FILTERS if s.name in names)
 
 
 _INLINE_BOOL = {"true": True, "yes": True, "false": False, "no": False}

@@ -13,6 +13,11 @@ from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
 
+# the manifest's meta key of the HEAD the git metadata was last brought up to (engine/gitmeta.py):
+# absent until the metadata is first read
+GIT_META_HEAD = "git_meta_head"
+
+
 class GitFile(NamedTuple):
     """The last commit that touched a file."""
     commit: str

@@ -43,7 +43,8 @@ import tantivy
 
 from ..ingest.grams import GramQuery
 from ..text.query_terms import QueryTerms, analyze
-from .lexical_query import FieldWeights, compile_terms
+from ..text.query_tree import Node
+from .lexical_query import FieldWeights, compile_match, compile_terms
 
 WORDS = "sylk_words"
 # the search filters (search/filters.py) this index applies itself: filter -> its field
@@ -287,11 +288,13 @@ class LexicalIndex:
 
     def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, must: Mapping[str, Sequence[str]] = {},
                     must_not: Mapping[str, Sequence[str]] = {}, min_lines: int | None = None,
-                    max_lines: int | None = None, weights: FieldWeights | None = None) -> tantivy.Query:
+                    max_lines: int | None = None, weights: FieldWeights | None = None,
+                    match: Node | None = None) -> tantivy.Query:
         """BM25 over chunk names, their words, contents and stemmed contents (see
         lexical_query.py), with filters: ``must`` (filter -> values, any of them) and
-        ``must_not`` (none of them), each filter one of INDEX_FIELDS; a number of lines.
-        ``text`` is what the user typed, or its analysis."""
+        ``must_not`` (none of them), each filter one of INDEX_FIELDS; a number of lines;
+        ``match``, the words a hit must hold and must not (text/query_tree.py), scoring
+        nothing. ``text`` is what the user typed, or its analysis."""
         terms = analyze(text) if isinstance(text, str) else text
         Q, Occur = tantivy.Query, tantivy.Occur
         clauses = [(Occur.Must, compile_terms(self.index, self.schema, terms, fuzzy=fuzzy, weights=weights)),
@@ -305,7 +308,22 @@ class LexicalIndex:
         if min_lines is not None or max_lines is not None:
             clauses.append((Occur.Must, Q.range_query(
                 self.schema, "lines", tantivy.FieldType.Integer, min_lines, max_lines)))
+        if match is not None:
+            clauses.append((Occur.Must, Q.const_score_query(compile_match(self.schema, match), 0.0)))
         return Q.boolean_query(clauses)
+
+    def holding(self, match: Node, chunk_ids: Sequence[int]) -> set[int]:
+        """The chunks of ``chunk_ids`` whose words satisfy ``match`` (the other side of a
+        search asks: the semantic side's candidates)."""
+        if not chunk_ids:
+            return set()
+        Q, Occur = tantivy.Query, tantivy.Occur
+        query = Q.boolean_query([(Occur.Must, Q.term_set_query(self.schema, "chunk_id", list(chunk_ids))),
+                                 (Occur.Must, compile_match(self.schema, match))])
+        searcher = self.index.searcher()
+        # an id may be held twice for a moment (a chunk rewritten): room for both
+        hits = searcher.search(query, 2 * len(chunk_ids), count=False, order_by_field="chunk_id").hits
+        return {cid for cid, _addr in hits}
 
     def search_chunks(self, query: tantivy.Query, limit: int) -> tuple[list[ChunkHit], int]:
         """The best ``limit`` chunks for a query built by build_query, and the total count."""

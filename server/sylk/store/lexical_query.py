@@ -30,6 +30,7 @@ import attrs
 import tantivy
 
 from ..text.query_terms import IDENTIFIER, QueryTerms
+from ..text.query_tree import All, Node, Not, Term
 from ..text.words import index_words, name_key
 
 FUZZY_MIN = 5  # letters a word needs before a typo is allowed in it
@@ -135,3 +136,29 @@ def _prefix(schema: tantivy.Schema, prefix: str, w: FieldWeights) -> tantivy.Que
     content = (Q.regex_query(schema, "content", re.escape(words[0]) + ".*") if len(words) == 1
                else Q.phrase_prefix_query(schema, "content", words))
     return _any([name, Q.const_score_query(content, w.content)])
+
+
+def compile_match(schema: tantivy.Schema, node: Node) -> tantivy.Query:
+    """What every hit must satisfy (text/query_tree.py: ``-mock``, ``a OR b``) as a
+    filter that scores nothing: a term is held when the chunk's name is it (separators
+    out), or its words are in a row in the name words or the content (a ``"phrase"``:
+    in the content; a ``prefix*``: as ``Export*`` ranks). No stemming and no typos: what
+    ``-retry`` leaves out is what holds retry as written."""
+    Occur = tantivy.Occur
+    if isinstance(node, Term):
+        return _held(schema, node)
+    if isinstance(node, Not):
+        return Q.boolean_query([(Occur.Must, Q.all_query()), (Occur.MustNot, compile_match(schema, node.node))])
+    occur = Occur.Must if isinstance(node, All) else Occur.Should
+    return Q.boolean_query([(occur, compile_match(schema, n)) for n in node.nodes])
+
+
+def _held(schema: tantivy.Schema, term: Term) -> tantivy.Query:
+    phrase = term.phrase
+    if phrase is not None:
+        return _words_query(schema, "content", index_words(phrase)) or Q.empty_query()
+    if term.text.endswith("*"):
+        return _prefix(schema, term.text[:-1], WEIGHTS) or Q.empty_query()
+    words = index_words(term.text)
+    return _any([Q.term_query(schema, "name", name_key(term.text)), _words_query(schema, "name_words", words),
+                 _words_query(schema, "content", words)]) or Q.empty_query()

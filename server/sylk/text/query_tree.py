@@ -1,0 +1,199 @@
+"""The words of a search query as a tree: what a hit must hold, and what it must not.
+
+- ``-word``, ``-"a phrase"``: a hit holding it is left out, in any query;
+- ``a OR b`` (upper case): a query holding an ``OR`` is boolean: words side by side must
+  all be held, ``OR`` takes either side, parentheses group and ``-(...)`` leaves a group
+  out (``(http OR grpc) client -mock``: client, and http or grpc, and not mock);
+- without an ``OR``, the other words rank as they always have (a hit need not hold each
+  of them) and parentheses are text (``JSON Pointer (RFC 6901)``).
+
+A word is held when the chunk's name or text holds it as the index splits words
+(``retry`` is in ``retryCount``; ``getUser`` is the words get, user in a row);
+store/lexical_query.compile_match evaluates the tree over the lexical index, for every
+mode. A ``-`` before a digit, a single letter or another ``-`` is text (``-1``, ``-v``,
+``--verbose``); quote a word that starts with ``-`` to search for it (``"-Wall"``).
+
+Pure: ``read`` parses once; the inline filters (``lang:go``) are read before this
+(search/query.parse_inline).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import attrs
+
+from .words import index_words
+
+OR = "OR"
+
+
+class QuerySyntaxError(ValueError):
+    """A boolean query that cannot be read (an ``OR`` with nothing on one side, a
+    parenthesis without its pair)."""
+
+
+@attrs.frozen
+class Term:
+    """A word, an identifier, a ``prefix*`` or a ``"phrase"``, as typed (quotes included)."""
+
+    text: str
+
+    @property
+    def phrase(self) -> str | None:
+        """The words of a quoted phrase, or None."""
+        return self.text[1:].removesuffix('"') if self.text.startswith('"') else None
+
+
+@attrs.frozen
+class Not:
+    node: Node
+
+
+@attrs.frozen
+class All:
+    nodes: tuple[Node, ...]
+
+
+@attrs.frozen
+class Either:
+    nodes: tuple[Node, ...]
+
+
+Node = Term | Not | All | Either
+
+
+@attrs.frozen
+class QueryWords:
+    """A query's words, read: ``text``, the words to look for (ranking, the embedding,
+    highlights); ``match``, what every hit must satisfy (None: nothing beyond ranking)."""
+
+    text: str
+    match: Node | None = None
+
+    @property
+    def boolean(self) -> bool:
+        return self.match is not None and not _only_exclusions(self.match)
+
+
+def _only_exclusions(node: Node) -> bool:
+    return isinstance(node, Not) or (isinstance(node, All) and all(isinstance(n, Not) for n in node.nodes))
+
+
+# a quoted phrase (its closing quote optional), or a run of non-space characters
+_TOKEN = re.compile(r'(-?)("[^"]*"?)|(\S+)')
+_NEGATED = re.compile(r'-(?=[^\W\d]\w|\(|")')  # -word, -"a phrase", -( ; not -1, -v or --flag
+
+
+def read(query: str) -> QueryWords:
+    """``query`` (its inline filters taken out) as the words to look for and the tree every
+    hit must satisfy. QuerySyntaxError when a boolean query is malformed."""
+    tokens = list(_tokens(query))
+    boolean = any(t == OR for t in tokens)
+    if not boolean:
+        # parentheses are text: join each back to its word
+        terms: list[str] = []
+        excluded: list[Node] = []
+        for t in _plain(query):
+            if t.startswith("-") and _NEGATED.match(t):
+                excluded.append(Term(t[1:]))
+            elif _has_word(t):
+                terms.append(t)
+        match = None if not excluded else Not(excluded[0]) if len(excluded) == 1 \
+            else All(tuple(Not(e) for e in excluded))
+        return QueryWords(" ".join(terms), match)
+    parser = _Parser(tokens)
+    tree = parser.expression()
+    if parser.pos != len(tokens):
+        raise QuerySyntaxError("a ')' without its '('")
+    return QueryWords(" ".join(_positive(tree)), tree)
+
+
+def _has_word(text: str) -> bool:
+    """Whether ``text`` holds a word the index splits out (punctuation alone does not)."""
+    return bool(index_words(text))
+
+
+def _plain(query: str) -> Iterator[str]:
+    """The tokens of a query without operators: quoted phrases whole, else split on spaces."""
+    for m in _TOKEN.finditer(query):
+        yield (m.group(1) + m.group(2)) if m.group(2) is not None else m.group(3)
+
+
+def _tokens(query: str) -> Iterator[str | Term]:
+    """Operators (``(``, ``)``, ``-``, ``OR``) and terms. A parenthesis is an operator at
+    the start or end of a token (``foo()``'s is text)."""
+    for raw in _plain(query):
+        if raw == OR:
+            yield OR
+            continue
+        core = raw
+        while True:
+            if core.startswith("-") and _NEGATED.match(core):
+                yield "-"
+                core = core[1:]
+            elif core.startswith("("):
+                yield "("
+                core = core[1:]
+            else:
+                break
+        closing = 0
+        while core.endswith(")") and "(" not in core[:-1]:
+            closing += 1
+            core = core[:-1]
+        if _has_word(core):
+            yield Term(core)
+        yield from ")" * closing
+
+
+class _Parser:
+    """expression := all (OR all)* ; all := unary+ ; unary := '-' unary | '(' expression ')' | term"""
+
+    def __init__(self, tokens: list[str | Term]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    def peek(self) -> str | Term | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def expression(self) -> Node:
+        sides = [self.all()]
+        while self.peek() == OR:
+            self.pos += 1
+            sides.append(self.all())
+        return sides[0] if len(sides) == 1 else Either(tuple(sides))
+
+    def all(self) -> Node:
+        nodes: list[Node] = []
+        while (t := self.peek()) is not None and t not in (OR, ")"):
+            nodes.append(self.unary())
+        if not nodes:
+            raise QuerySyntaxError('OR needs words on both sides (a OR b; "OR" searches for the word)' if self.peek() in (OR, None)
+                                   else "nothing inside ( )")
+        return nodes[0] if len(nodes) == 1 else All(tuple(nodes))
+
+    def unary(self) -> Node:
+        t = self.peek()
+        self.pos += 1
+        if t == "-":
+            if self.peek() in (None, OR, ")"):
+                raise QuerySyntaxError("'-' needs a word or a group after it")
+            return Not(self.unary())
+        if t == "(":
+            inner = self.expression()
+            if self.peek() != ")":
+                raise QuerySyntaxError("a '(' without its ')'")
+            self.pos += 1
+            return inner
+        assert isinstance(t, Term)
+        return t
+
+
+def _positive(node: Node) -> Iterator[str]:
+    """The words of the tree that are not left out, in order."""
+    if isinstance(node, Term):
+        yield node.text
+    elif isinstance(node, (All, Either)):
+        for n in node.nodes:
+            yield from _positive(n)
