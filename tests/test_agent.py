@@ -10,7 +10,7 @@ from conftest import start, wait_for_progress_end
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from sylk.search import agent
-from sylk.search.params import request_from_params
+from sylk.params import request_from_params
 from sylk.search.query import QueryError
 from sylk.search.results import Hit
 

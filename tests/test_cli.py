@@ -171,6 +171,16 @@ def test_search_rejects_unknown_filter_values_listing_the_allowed_ones(workspace
     assert ok.returncode == 0 and "app/http.py" in ok.stdout
 
 
+def test_search_refuses_numbers_out_of_range_as_sylk_search_does(workspace: Path):
+    # (before, --limit 0 printed nothing and exited 1, --offset -1 and --context 999 were taken)
+    for args, line in ((("--limit", "0"), "--limit: must be between 1 and 1000"),
+                       (("--limit", "5000"), "--limit: must be between 1 and 1000"),
+                       (("--offset", "-1"), "--offset: must be >= 0"),
+                       (("--context", "999"), "--context: must be between 0 and 50")):
+        r = sylk("search", "retry", str(workspace), "--mode", "lexical", "--no-refresh", *args)
+        assert r.returncode == 2 and r.stdout == "" and r.stderr.strip() == f"sylk: error: {line}", (args, r.stderr)
+
+
 
 def test_index_no_embed_and_a_lexical_search_never_load_faiss(workspace: Path):
     """Symbols and text need no vectors: FAISS (a third of a second to import, seconds

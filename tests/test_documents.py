@@ -16,7 +16,7 @@ from sylk.config import Settings
 from sylk.engine import documents
 from sylk.engine.workspace import Workspace
 from sylk.lsp import uris
-from sylk.search.params import request_from_params
+from sylk.params import request_from_params
 
 NOTE = ("We cap retries at five attempts because the upstream rate limiter bans clients that retry "
         "more often.\n\n## Follow-up\n\nAsk the platform team for a higher quota.\n")

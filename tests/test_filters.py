@@ -16,7 +16,7 @@ from sylk.config import SearchSettings, Settings
 from sylk.engine.workspace import Workspace
 from sylk.model import FILTERS, VALUES
 from sylk.search.filters import BY_FIELD, CANDIDATE_TESTS, INDEX_FILTERS, Admit, Filters, Lookups
-from sylk.search.params import line_request_from_params, request_from_params
+from sylk.params import line_request_from_params, request_from_params
 from sylk.search.query import (
     GrepRequest,
     QueryError,

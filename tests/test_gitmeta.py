@@ -13,7 +13,7 @@ from sylk.config import Settings
 from sylk.engine import gitmeta
 from sylk.engine.workspace import Workspace
 from sylk.ingest import gitsync
-from sylk.search.params import request_from_params
+from sylk.params import request_from_params
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

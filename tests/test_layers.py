@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk.disk",),  # the served workspace's side of the disk: watcher, changes, reconcile
     ("sylk.service",),  # one WorkspaceService for every front end
     ("sylk.over_folders",),  # searches over a front end's folders
-    ("sylk.wire",),  # the JSON the front ends share (status, CLI/MCP hits and symbols)
+    ("sylk.wire", "sylk.params"),  # the JSON the front ends share (status, CLI/MCP hits and symbols); sylk/search params read
     ("sylk.lsp", "sylk.mcp"),  # front ends: neither imports the other
     ("sylk.cli",),  # the command line, which starts the other two
 )
@@ -189,7 +189,7 @@ def test_core_imports_without_pygls():
 
 
 # Where camelCase (wire) keys may be written: the front ends and their shared wire module.
-WIRE_UNITS = ("sylk.lsp", "sylk.mcp", "sylk.cli", "sylk.wire")
+WIRE_UNITS = ("sylk.lsp", "sylk.mcp", "sylk.cli", "sylk.wire", "sylk.params")
 # Modules below the front ends that keep camelCase keys, and why.
 CAMEL_KEYS_ALLOWED = {
     "sylk.config": "the settings tree's camelCase form: the names settings have in the client, in TOML "
@@ -225,6 +225,39 @@ def test_the_core_returns_records_not_wire_dicts():
             continue
         found += [f"{module}:{line} {key!r}" for line, key in camel_keys(ast.parse(path.read_text(encoding="utf-8")))]
     assert found == [], "wire dicts below the front ends (return a record): " + ", ".join(found)
+
+
+def camel_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, key) of every camelCase key a module reads: ``d["someKey"]``,
+    ``d.get("someKey")`` (or pop, setdefault) and ``"someKey" in d``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        key: object = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Constant):
+            key = node.slice.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("get", "pop", "setdefault") and node.args and isinstance(node.args[0], ast.Constant):
+            key = node.args[0].value
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) and \
+                any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            key = node.left.value
+        if isinstance(key, str) and _CAMEL.search(key):
+            found.append((node.lineno, key))
+    return found
+
+
+def test_the_core_reads_no_wire_params():
+    """camelCase params (sylk/search's) are read only above the core: sylk.params and the
+    front ends; the core takes requests (records)."""
+    found = []
+    for path in sorted((SERVER / "sylk").rglob("*.py")):
+        module = _module_name(path)
+        if _unit(module) in WIRE_UNITS or module in CAMEL_KEYS_ALLOWED:
+            continue
+        found += [f"{module}:{line} {key!r}" for line, key in camel_reads(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == [], "wire params read below the front ends (take a request): " + ", ".join(found)
+    code = 'p["contextLines"]\np.get("minScore", 0)\n"groupBy" in p\np["query"]\n'
+    assert camel_reads(ast.parse(code)) == [(1, "contextLines"), (2, "minScore"), (3, "groupBy")]
 
 
 def test_the_wire_check_sees_each_way_of_writing_a_key():

@@ -15,7 +15,7 @@ from conftest import TIMEOUT, start_lsp, wait_for_progress_end, write_tree
 from sylk.config import Settings
 from sylk.engine.workspace import Workspace
 from sylk.ingest.packages import ancestors, package_of, within
-from sylk.search.params import request_from_params
+from sylk.params import request_from_params
 from sylk.search.query import Filters, GrepRequest, QueryError, SearchRequest, parse_inline
 
 FILES = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sylk.search.fusion import rrf
-from sylk.search.params import request_from_params
+from sylk.params import request_from_params
 from sylk.search.query import Filters, QueryError, Weights, parse_inline
 
 

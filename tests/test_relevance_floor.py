@@ -20,7 +20,7 @@ from conftest import EMBEDDING, WORKSPACE, start_lsp, wait_for_progress_end
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 from sylk import config, settings_sources
-from sylk.search.params import request_from_params
+from sylk.params import request_from_params
 from sylk.search.query import QueryError
 
 NONSENSE = "xyzzyplugh"  # names nothing in any code base

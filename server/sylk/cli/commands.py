@@ -22,11 +22,12 @@ from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
 from ..search import references
 from ..search.file_lines import file_lines, file_text
-from ..search.params import wants_lines
+from ..params import wants_lines
 from ..search.query import (
     Filters,
     QueryError,
     check_min_score,
+    check_number,
     check_values,
     from_settings,
     parse_exclusions,
@@ -199,6 +200,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         for option, name in (("lang", "languages"), ("type", "types"), ("kind", "kinds")):
             check_values(f"--{option}", name, getattr(args, option) or ())
         exclude = parse_exclusions("--exclude", args.exclude or ())
+        for flag, name, value in (("--limit", "limit", args.limit), ("--offset", "offset", args.offset),
+                                  ("--context", "context_lines", args.context)):
+            if value is not None:
+                check_number(flag, name, value)
         # the floor the command line gives, else the settings' (from_settings)
         floor = {} if args.min_score is None else {"min_score": check_min_score("--min-score", args.min_score)}
     except QueryError as exc:

@@ -13,7 +13,7 @@ from .. import wire as shared
 from ..engine import documents
 from ..errors import FieldError
 from ..search.grep import GrepResult
-from ..search.params import line_request_from_params, request_from_params, wants_lines
+from ..params import line_request_from_params, request_from_params, wants_lines
 from ..search.query import QueryError
 from ..search.results import IndexState, SearchResult
 from . import convert, wire

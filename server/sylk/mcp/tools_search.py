@@ -28,7 +28,7 @@ from ..search import agent, related
 from ..search.file_lines import file_lines
 from ..search.grep import GrepResult
 from ..search.merge import MergedResult
-from ..search.params import line_request_from_params, request_from_params
+from ..params import line_request_from_params, request_from_params
 from ..search.query import MODES, TYPES, Filters, QueryError, SearchRequest, parse_exclusions
 from ..search.results import SearchResult
 from ..model import ROLES, SYMBOL_KINDS

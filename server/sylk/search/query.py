@@ -206,6 +206,22 @@ def line_filter_keys(names: Sequence[str] = LINE_FILTERS) -> str:
 _INLINE_BOOL = {"true": True, "yes": True, "false": False, "no": False}
 
 
+# The ranges of a request's numbers, written once; each front end names the field its way
+# (limit, contextLines, --context, context_lines). None: no upper bound.
+RANGES: dict[str, tuple[int, int | None]] = {"limit": (1, 1000), "offset": (0, None), "context_lines": (0, 50)}
+
+
+def check_number(field: str, name: str, value: Any) -> int:
+    """``value`` of the request's number ``name`` (RANGES) when it is in its range;
+    QueryError names ``field``."""
+    low, high = RANGES[name]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QueryError(field, f"expected an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        raise QueryError(field, f"must be between {low} and {high}" if high is not None else f"must be >= {low}")
+    return value
+
+
 def check_exported(field: str, value: Any) -> bool | None:
     """The ``exported`` filter as the user gave it: true, false, or None (either);
     QueryError names ``field`` for anything else."""

@@ -10,10 +10,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..config import SearchSettings
-from ..model import BOUND, FILTERS, LINE_MODES, TIME, VALUES
-from .agent import GROUP_BY, expand_terms
-from .query import (
+from .config import SearchSettings
+from .model import BOUND, FILTERS, LINE_MODES, TIME, VALUES
+from .search.agent import GROUP_BY, expand_terms
+from .search.query import (
     CASE_CHOICES,
     MODES,
     Filters,
@@ -24,6 +24,7 @@ from .query import (
     check_bound,
     check_exported,
     check_min_score,
+    check_number,
     check_values,
     default_exclusions,
     from_settings,
@@ -78,8 +79,8 @@ def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings
         raise QueryError("wholeWord", "expected true or false")
     return GrepRequest(
         query, mode, case, whole, filters,
-        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
-        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
+        limit=_int("limit", "limit", params.get("limit"), settings.limit),
+        offset=_int("offset", "offset", params.get("offset"), 0),
     )
 
 
@@ -115,12 +116,12 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         settings,
         text,
         mode=mode,
-        limit=_int("limit", params.get("limit"), low=1, high=1000, default=settings.limit),
-        offset=_int("offset", params.get("offset"), low=0, default=0),  # type: ignore[arg-type]
+        limit=_int("limit", "limit", params.get("limit"), settings.limit),
+        offset=_int("offset", "offset", params.get("offset"), 0),
         filters=filters.merged(inline),
         fuzzy=bool(params.get("fuzzy", False)),
         facets=bool(params.get("facets", False)),
-        context_lines=_int("contextLines", params.get("contextLines"), low=0, high=50, default=2),  # type: ignore[arg-type]
+        context_lines=_int("contextLines", "context_lines", params.get("contextLines"), 2),
         weights=weights,
         extra_terms=expand_terms(read_words(text).text) if expand else (),  # not the words left out
         expand=expand,
@@ -186,14 +187,9 @@ def _strings(field: str, value: Any) -> tuple[str, ...]:
     raise QueryError(field, "expected a string or a list of strings")
 
 
-def _int(field: str, value: Any, *, low: int, high: int | None = None, default: int | None = None) -> int | None:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise QueryError(field, f"expected an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        raise QueryError(field, f"must be between {low} and {high}" if high is not None else f"must be >= {low}")
-    return value
+def _int(field: str, name: str, value: Any, default: int) -> int:
+    """A number of the params (query.RANGES ``name``), or ``default`` when not given."""
+    return default if value is None else check_number(field, name, value)
 
 
 def _time(field: str, value: Any) -> int | None:
