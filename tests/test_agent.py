@@ -12,7 +12,7 @@ from pytest_lsp import LanguageClient
 from sylk.search import agent
 from sylk.params import request_from_params
 from sylk.search.query import QueryError
-from sylk.search.results import Hit
+from sylk.search.results import Commit, Hit
 
 
 def test_expand_splits_identifiers_and_adds_synonyms_without_repeating_the_query():
@@ -24,7 +24,9 @@ def test_expand_splits_identifiers_and_adds_synonyms_without_repeating_the_query
 
 
 def _hit(path: str, language: str = "python", kind: str = "function", type: str = "source_code") -> Hit:
-    return Hit(0, path, language, type, kind, "name", "", 0, 1, 1.0, 1, None)
+    return Hit(id=0, path=path, language=language, type=type, kind=kind, symbol="name", container="", start_line=0,
+               end_line=1, score=1.0, lexical_rank=1, semantic_rank=None,
+               commit=Commit("0" * 40, ()) if type == "git_commit" else None)
 
 
 def test_group_by_keeps_the_order_of_each_groups_best_hit():

@@ -137,7 +137,9 @@ def test_commit_messages_are_searchable_as_git_commit_documents(repo: Path):
                                        "filters": {"types": ["git_commit"]}}))
     assert r.hits and r.hits[0].type == "git_commit"
     top = r.hits[0]
-    assert top.snippet == "retry jitter" and top.author == "Bob Stone" and top.files == ("app/http.py",)
+    assert top.snippet == "retry jitter" and top.author == "Bob Stone"
+    assert top.commit is not None and top.commit.files == ("app/http.py",)
+    assert len(top.commit.sha) == 40 and top.symbol == ""  # the commit is its own record, not the symbol
     # new commits are added incrementally; a rewritten history is read again
     (repo / "README.md").write_text("# Retry budget notes\n")
     commit(repo, "Ann Lee", JUN, "Document the retry budget", "README.md")

@@ -29,7 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk.disk",),  # the served workspace's side of the disk: watcher, changes, reconcile
     ("sylk.service",),  # one WorkspaceService for every front end
     ("sylk.over_folders",),  # searches over a front end's folders
-    ("sylk.wire", "sylk.params"),  # the JSON the front ends share (status, CLI/MCP hits and symbols); sylk/search params read
+    # the JSON the front ends share (status, CLI/MCP hits and symbols); sylk/search params read
+    ("sylk.wire", "sylk.params"),
     ("sylk.lsp", "sylk.mcp"),  # front ends: neither imports the other
     ("sylk.cli",),  # the command line, which starts the other two
 )

@@ -80,6 +80,31 @@ async def test_symbols_and_search_come_from_every_folder(tmp_path: Path, workspa
         await client.stop()
 
 
+async def test_each_folder_answers_with_its_own_search_settings(tmp_path: Path, workspace: Path,
+                                                                _isolated_index: Path):
+    # (before, the first folder's settings were every folder's: the second's search.exclude was ignored)
+    backend, frontend = two_roots(tmp_path, workspace)
+    (frontend / ".sylk.toml").write_text('[search]\nexclude = ["path:web/src/shared.ts"]\n', encoding="utf-8")
+    client = await start_multi([backend, frontend], _isolated_index)
+    try:
+        await wait_folders(client, [backend, frontend])
+        for mode in ("lexical", "exact"):
+            query = "get_user_by_id formatInvoiceTotal" if mode == "lexical" else "formatInvoiceTotal"
+            result = await client.protocol.send_request_async("sylk/search", {"query": query, "mode": mode,
+                                                                              "limit": 50})
+            uris = {h.uri for h in result.hits}
+            assert uri(frontend / "web/src/shared.ts") not in uris, mode
+            if mode == "lexical":
+                assert uri(backend / "app/repository.py") in uris
+        # a search that names the filter itself asks for what the default leaves out
+        named = await client.protocol.send_request_async("sylk/search", {
+            "query": "formatInvoiceTotal path:web/**", "mode": "lexical", "limit": 50})
+        assert uri(frontend / "web/src/shared.ts") in {h.uri for h in named.hits}
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
 async def test_folders_added_and_removed_while_running(tmp_path: Path, workspace: Path, _isolated_index: Path):
     backend, frontend = two_roots(tmp_path, workspace)
     client = await start_multi([backend], _isolated_index)
@@ -116,7 +141,8 @@ def test_a_folder_that_only_says_why_it_found_nothing_is_quiet_when_another_foun
     from sylk.search.results import Hit, IndexState, SearchResult
 
     ready, pending = IndexState(3, 3, 3, 0, True), IndexState(3, 3, 0, 3, False)
-    hit = Hit(1, "a.py", "python", "source_code", "function", "f", "", 0, 1, 0.5, None, 1)
+    hit = Hit(id=1, path="a.py", language="python", type="source_code", kind="function", symbol="f", container="",
+              start_line=0, end_line=1, score=0.5, lexical_rank=None, semantic_rank=1)
     floor = "nothing is close enough in meaning: below the relevance floor 0.35"
     found = SearchResult("q", "semantic", 1.0, 1, [hit], {}, ready)
     empty = SearchResult("q", "semantic", 1.0, 0, [], {}, ready, floor)

@@ -4,9 +4,11 @@ server and the MCP server: each folder's index answers its part of the request
 ask for beyond the hits (the files the hits import, the semantic side's readiness) is
 added. The front ends convert the request in and the answer out, nothing else.
 
-Runs on the caller's thread, one folder after the other (a hybrid search runs its two
-sides in parallel already); a folder whose index closed on the way (cleared, rebuilt)
-is left out, and none left is ``NoAnswer``.
+Each folder answers the request made with its own settings (its search defaults, what
+its ``search.exclude`` leaves out); the page is the first folder's. Runs on the caller's
+thread, one folder after the other (a hybrid search runs its two sides in parallel
+already); a folder whose index closed on the way (cleared, rebuilt) is left out, and
+none left is ``NoAnswer``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from .config import Settings
 from .engine.workspace import Workspace
 from .errors import IndexClosed
 from .search import agent
@@ -24,7 +27,9 @@ from .search.agent import RelatedFile
 from .search.file_lines import file_text
 from .search.merge import MergedLines, MergedResult, folder_request, merge_line_results, merge_results, \
     merge_symbols
+from .search.grep import GrepResult
 from .search.query import GrepRequest, SearchRequest
+from .search.results import SearchResult
 from .search.symbol_search import SymbolFilter, SymbolHit
 from .service import ServedFolder
 
@@ -70,30 +75,43 @@ def prepared(req: SearchRequest) -> SearchRequest:
     return attrs.evolve(req, facets=True) if req.follow_ups and not req.facets else req
 
 
-def search(folders: Sequence[ServedFolder], req: SearchRequest) -> Answered[MergedResult]:
-    """``req`` (``prepared``) answered by ``folders``, merged and paged, with the files the
-    hits import when it asks for them."""
-    each = folder_request(req, len(folders))
-    answered, results = _each(folders, lambda e: e.search(each))
-    merged = merge_results(results, req.offset, req.limit, len(folders))
-    out = Answered(answered, merged)
-    return attrs.evolve(out, related=related_files(out)) if req.related_files else out
+def search(folders: Sequence[ServedFolder], build: Callable[[Settings], SearchRequest]) -> Answered[MergedResult]:
+    """The request ``build`` makes with each folder's own settings (its defaults, what its
+    ``search.exclude`` leaves out), answered by that folder, merged and paged (the first
+    folder's page), with the files the hits import when it asks for them. QueryError for a
+    folder whose settings make the request malformed."""
+    page = prepared(build(folders[0].settings)) if folders else None
+
+    def one(folder: ServedFolder, engine: Workspace) -> SearchResult:
+        assert page is not None
+        req = prepared(build(folder.settings)) if folder is not folders[0] else page
+        return engine.search(folder_request(attrs.evolve(req, offset=page.offset, limit=page.limit), len(folders)))
+    answered, results = _each(folders, one)
+    assert page is not None
+    out = Answered(answered, merge_results(results, page.offset, page.limit, len(folders)))
+    return attrs.evolve(out, related=related_files(out)) if page.related_files else out
 
 
-def grep(folders: Sequence[ServedFolder], req: GrepRequest) -> Answered[MergedLines]:
-    """A line search over ``folders``, merged and paged; PatternError (a FieldError) for a
+def grep(folders: Sequence[ServedFolder], build: Callable[[Settings], GrepRequest]) -> Answered[MergedLines]:
+    """A line search over ``folders``, each with the request ``build`` makes with its
+    settings, merged and paged (the first folder's page); PatternError (a FieldError) for a
     pattern that is not one."""
-    each = folder_request(req, len(folders))
-    answered, results = _each(folders, lambda e: e.grep(each))
-    merged: MergedLines = merge_line_results(results, req.offset, req.limit, len(folders))
-    return Answered(answered, merged)
+    page = build(folders[0].settings) if folders else None
+
+    def one(folder: ServedFolder, engine: Workspace) -> GrepResult:
+        assert page is not None
+        req = build(folder.settings) if folder is not folders[0] else page
+        return engine.grep(folder_request(attrs.evolve(req, offset=page.offset, limit=page.limit), len(folders)))
+    answered, results = _each(folders, one)
+    assert page is not None
+    return Answered(answered, merge_line_results(results, page.offset, page.limit, len(folders)))
 
 
 def symbols(folders: Sequence[ServedFolder], query: str, limit: int,
             only: SymbolFilter | None = None) -> Answered[list[tuple[int, SymbolHit]]]:
     """The symbols of ``folders`` matching ``query``, each folder's best ``limit``, merged
     best first (each with the index of its folder in ``folders`` of the answer)."""
-    answered, parts = _each(folders, lambda e: e.search_symbols(query, limit, only))
+    answered, parts = _each(folders, lambda _f, e: e.search_symbols(query, limit, only))
     return Answered(answered, merge_symbols(parts))
 
 
@@ -115,9 +133,10 @@ def related_files(answered: Answered[MergedResult]) -> tuple[tuple[ServedFolder,
     return tuple(out)
 
 
-def _each(folders: Sequence[ServedFolder], run: Callable[[Workspace], T]) -> tuple[tuple[ServedFolder, ...], list[T]]:
-    """Each folder's answer (``run`` on its engine), leaving out the folders whose index
-    closed on the way; NoAnswer when none is left."""
+def _each(folders: Sequence[ServedFolder],
+          run: Callable[[ServedFolder, Workspace], T]) -> tuple[tuple[ServedFolder, ...], list[T]]:
+    """Each folder's answer (``run`` on it and its engine), leaving out the folders whose
+    index closed on the way; NoAnswer when none is left."""
     answered: list[ServedFolder] = []
     results: list[T] = []
     for folder in folders:
@@ -125,7 +144,7 @@ def _each(folders: Sequence[ServedFolder], run: Callable[[Workspace], T]) -> tup
         if engine is None:
             continue
         try:
-            results.append(run(engine))
+            results.append(run(folder, engine))
         except IndexClosed:
             continue
         answered.append(folder)

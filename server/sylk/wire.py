@@ -103,16 +103,18 @@ def hit_json(h: Hit) -> dict[str, Any]:
     tool): 1-based lines (the LSP form, with ranges, is lsp/wire.py's). ``stale: true``
     only on a hit whose file changed since it was indexed and whose chunk was not found
     in it again (its lines may be wrong, and it has no snippet)."""
+    commit = h.commit  # a commit message's: its sha as the symbol, its author as the container
     return {
-        "path": h.path, "language": h.language, "type": h.type, "kind": h.kind, "symbol": h.symbol,
-        "containerName": h.container, "package": h.package or None, "exported": h.exported,
+        "path": h.path, "language": h.language, "type": h.type, "kind": h.kind,
+        "symbol": commit.sha if commit else h.symbol, "containerName": h.author if commit else h.container,
+        "package": h.package or None, "exported": h.exported,
         "roles": list(roles_of(h.kind, h.symbol, h.container, h.path)),
         "startLine": h.start_line + 1, "endLine": h.end_line + 1,
         "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": h.semantic_rank,
         "snippet": h.snippet, "snippetLine": h.snippet_line + 1,
         **({"author": h.author, "modified": h.modified} if h.author else {}),
         **({"tags": list(h.tags)} if h.tags else {}),
-        **({"files": list(h.files)} if h.type == "git_commit" else {}),
+        **({"files": list(commit.files)} if commit else {}),
         **({"explain": explain_json(h)} if h.explained else {}),
         **({"stale": True} if h.stale else {}),
     }

@@ -251,10 +251,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0 if result.hits else 1
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     for n, h in enumerate(result.hits, req.offset + 1):
-        if h.type == "git_commit":
+        if h.commit is not None:
             when = time.strftime("%Y-%m-%d", time.gmtime(h.modified))
-            print(f"{n:>3}. commit {h.symbol[:12]}  {h.author}  {when}  ({', '.join(h.files[:3])}"
-                  f"{' ...' if len(h.files) > 3 else ''})")
+            files = h.commit.files
+            print(f"{n:>3}. commit {h.commit.sha[:12]}  {h.author}  {when}  ({', '.join(files[:3])}"
+                  f"{' ...' if len(files) > 3 else ''})")
             for line in h.snippet.split("\n"):
                 print(f"            {line}")
             continue

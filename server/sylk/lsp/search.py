@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import over_folders
+from ..config import Settings
 from .. import wire as shared
 from ..engine import documents
 from ..errors import FieldError
 from ..search.grep import GrepResult
 from ..params import line_request_from_params, request_from_params, wants_lines
-from ..search.query import QueryError
+from ..search.query import GrepRequest, QueryError, SearchRequest
 from ..search.results import IndexState, SearchResult
 from . import convert, wire
 from .handlers import command, feature
@@ -38,24 +39,27 @@ def _documents(engine: Workspace | None) -> DocumentInfo:
 
 
 async def _answer(ls: SylkServer, run: Any, *args: Any) -> Any:
-    """``run(folders, *args)`` on a worker thread; the params' errors are InvalidParams."""
+    """``run(folders, *args)`` on a worker thread; the params' errors are InvalidParams (a
+    folder's settings making them malformed, the pattern of a line search)."""
     folders = [f for f, _e in ls.engines()]
     try:
         return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, run, folders, *args)
-    except FieldError as exc:  # the pattern of a line search (search.pattern.PatternError)
+    except FieldError as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
 
 
 async def run_lines(ls: SylkServer, raw: Any) -> dict[str, Any]:
     """``sylk/search`` in modes exact and regex (or a ``/regex/`` query): matching lines."""
+    def build(settings: Settings) -> GrepRequest:  # with each folder's settings
+        return line_request_from_params(raw, settings.search)
     try:
-        req = line_request_from_params(raw, ls.settings.search)
+        req = build(ls.settings)
     except QueryError as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
     if not ls.engines():
         return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], _NONE, message=OPENING))
     try:
-        answered = await _answer(ls, over_folders.grep, req)
+        answered = await _answer(ls, over_folders.grep, build)
     except over_folders.NoAnswer as exc:
         return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], _NONE, message=str(exc)))
     result = answered.merged.result
@@ -67,14 +71,16 @@ async def run(ls: SylkServer, params: Any) -> dict[str, Any]:
     raw = convert.params_dict(params)
     if isinstance(raw, dict) and wants_lines(raw):
         return await run_lines(ls, raw)
+    def build(settings: Settings) -> SearchRequest:  # with each folder's settings
+        return request_from_params(raw, settings.search)
     try:
-        req = over_folders.prepared(request_from_params(raw, ls.settings.search))
+        req = over_folders.prepared(build(ls.settings))
     except QueryError as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
     if not ls.engines():
         return _not_open(raw.get("query", ""), req.mode, OPENING)
     try:
-        answered = await _answer(ls, over_folders.search, req)
+        answered = await _answer(ls, over_folders.search, build)
     except over_folders.NoAnswer as exc:
         return _not_open(raw.get("query", ""), req.mode, str(exc))
     result = answered.merged.result

@@ -12,7 +12,7 @@ from .. import wire as shared
 from ..model import doc_id, is_virtual
 from ..search.agent import RelatedFile
 from ..search.grep import LineHit
-from ..search.results import Hit
+from ..search.results import Commit, Hit
 from ..search.roles import roles_of
 from . import convert, uris
 
@@ -26,8 +26,8 @@ def _range(first: int, end: int) -> dict[str, Any]:
 
 def hit_to_wire(root: Path, h: Hit, document: DocumentInfo | None = None) -> dict[str, Any]:
     """A hit of the folder ``root`` as the protocol describes it."""
-    if h.type == "git_commit":
-        return _commit_to_wire(h)
+    if h.commit is not None:
+        return _commit_to_wire(h, h.commit)
     virtual = is_virtual(h.path)
     out = {
         "uri": uris.path_uri(root, h.path),
@@ -70,16 +70,17 @@ def line_hit_to_wire(root: Path, h: LineHit) -> dict[str, Any]:
             "text": h.text, "symbol": h.symbol, "containerName": h.container, "kind": h.kind or None}
 
 
-def _commit_to_wire(h: Hit) -> dict[str, Any]:
+def _commit_to_wire(h: Hit, commit: Commit) -> dict[str, Any]:
     """A ``git_commit`` hit: no range of its own; ``uri`` is the commit's (sylk://commit/<sha>,
     which opens its message and files, whether or not it touched a file that still exists);
-    ``path`` is its first file's."""
-    return {"uri": uris.commit_uri(h.symbol), "path": h.path or None,
-            "range": None, "language": None, "type": "git_commit", "kind": "commit", "symbol": h.symbol[:12],
-            "containerName": h.container, "roles": [], "author": h.author, "modified": h.modified,
+    ``path`` is its first file's; the short sha as ``symbol`` and the author as
+    ``containerName``, for pickers that show those."""
+    return {"uri": uris.commit_uri(commit.sha), "path": h.path or None,
+            "range": None, "language": None, "type": "git_commit", "kind": "commit", "symbol": commit.sha[:12],
+            "containerName": h.author, "roles": [], "author": h.author, "modified": h.modified,
             "score": h.score, "lexicalRank": h.lexical_rank, "semanticRank": None, "snippet": h.snippet,
             "snippetRange": None, "highlights": [], "exported": False, "stale": False,
-            "commit": {"sha": h.symbol, "files": list(h.files)}}
+            "commit": {"sha": commit.sha, "files": list(commit.files)}}
 
 
 def related_file_to_wire(f: RelatedFile, root: Path | None = None) -> dict[str, Any]:

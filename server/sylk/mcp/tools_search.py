@@ -21,7 +21,7 @@ from pydantic import Field
 
 from .. import over_folders
 from .. import wire as shared
-from ..config import camel, snake
+from ..config import Settings, camel, snake
 from ..engine.workspace import Workspace
 from ..errors import FieldError, IndexClosed
 from ..search import agent, related
@@ -29,7 +29,7 @@ from ..search.file_lines import file_lines
 from ..search.grep import GrepResult
 from ..search.merge import MergedResult
 from ..params import line_request_from_params, request_from_params
-from ..search.query import MODES, TYPES, Filters, QueryError, SearchRequest, parse_exclusions
+from ..search.query import MODES, TYPES, Filters, GrepRequest, QueryError, SearchRequest, parse_exclusions
 from ..search.results import SearchResult
 from ..model import ROLES, SYMBOL_KINDS
 from ..search.symbol_search import SymbolFilter
@@ -169,15 +169,20 @@ def setup(app: MCPServer, folders: Folders) -> None:
             "facets": facets, "related_files": related_files, "follow_ups": follow_ups, "summary": summary,
             "explain": explain, "min_score": min_score,
         })
+        left_out = Filters(exclude=exclusions(exclude))
+
+        def build(s: Settings) -> SearchRequest:  # with each folder's settings
+            req = request_from_params(params, s.search)
+            return attrs.evolve(req, filters=req.filters.merged(left_out))
         try:
-            req = request_from_params(params, folders.settings.search)
+            req = build(folders.settings)
+            if not req.query.strip():
+                raise ToolError("invalid argument query: no words to search for (inline filters alone select "
+                                "nothing)")
+            answered = await _over(folders, over_folders.search, build)
         except QueryError as exc:
             raise argument_error(exc, params) from exc
-        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=exclusions(exclude))))
-        if not req.query.strip():
-            raise ToolError("invalid argument query: no words to search for (inline filters alone select nothing)")
-        answered = await _over(folders, over_folders.search, over_folders.prepared(req))
-        return _search_answer(folders, answered, req, facets)
+        return _search_answer(folders, answered, over_folders.prepared(req), facets)
 
     @app.tool(description=SEARCH_SYMBOL_DOC, annotations=READ_ONLY)
     async def search_symbol(
@@ -224,13 +229,15 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                         "packages": packages},
                                options={"whole_word": whole_word})
         params["caseSensitive"] = {"smart": "smart", "sensitive": True, "insensitive": False}[case]
+        left_out = Filters(exclude=exclusions(exclude, line=True))
+
+        def build(s: Settings) -> GrepRequest:  # with each folder's settings
+            req = line_request_from_params(params, s.search)
+            return attrs.evolve(req, filters=req.filters.merged(left_out))
         try:
-            req = line_request_from_params(params, folders.settings.search)
+            answered = await _over(folders, over_folders.grep, build)
         except QueryError as exc:
             raise argument_error(exc, params) from exc
-        req = attrs.evolve(req, filters=req.filters.merged(Filters(exclude=exclusions(exclude, line=True))))
-        try:
-            answered = await _over(folders, over_folders.grep, req)
         except FieldError as exc:  # the pattern
             raise ToolError(f"invalid argument pattern: {str(exc).removeprefix('query: ')}") from None
         result: GrepResult = answered.merged.result

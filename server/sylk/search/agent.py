@@ -141,7 +141,7 @@ def _path(h: Hit) -> str | None:
 
 
 def _language(h: Hit) -> str:
-    return "text" if h.type == "git_commit" else h.language or "text"  # a commit message has no language
+    return "text" if h.commit is not None else h.language or "text"  # a commit message has no language
 
 
 def _folder(path: str | None) -> str:
@@ -363,7 +363,7 @@ def related_files(hits: Sequence[Hit], read: Callable[[str], str | None],
     seen: dict[tuple[str | None, str], list[str]] = {}
     # (a file of no language Sylk parses, "text", imports nothing it can tell)
     for path, language in dict.fromkeys((h.path, h.language) for h in hits
-                                        if h.type != "git_commit" and h.path and not is_virtual(h.path)
+                                        if h.commit is None and h.path and not is_virtual(h.path)
                                         and h.language in BY_NAME):
         text = read(path)
         if text is None:

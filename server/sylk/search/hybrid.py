@@ -42,7 +42,7 @@ from .filters import INDEX_FILTERS, Admit, Lookups
 from .query import Filters, SearchRequest, unknown_packages
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
-from .results import Explanation, Hit, IndexState, SearchResult
+from .results import Commit, Explanation, Hit, IndexState, SearchResult
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses the first fusion.DEPTH (at least 3x the page) of each.
@@ -120,11 +120,9 @@ class HybridSearch:
         rows = self.manifest.search_commits(_query_words(" ".join((text, *req.extra_terms))),
                                             req.offset + req.limit, f.authors, f.modified_after, f.modified_before)
         style = analyze(text).style
-        commits = [Hit(-1 - i, c_files[0] if c_files else "", "git", "git_commit", "commit", sha, author,
-                       0, 0, round(_lexical_only_score(req, style, i + 1), 6), i + 1, None, _commit_snippet(message),
-                       0, (), author, int(t), c_files)
-                   for i, (sha, author, t, message, c_files) in enumerate(
-                       (r.sha, r.author, r.time, r.message, tuple(x for x in r.files.split("\n") if x)) for r in rows)]
+        commits = [_commit_hit(i, r.sha, r.author, int(r.time), r.message, tuple(x for x in r.files.split("\n") if x),
+                               round(_lexical_only_score(req, style, i + 1), 6))
+                   for i, r in enumerate(rows)]
         if not others:
             message = None if self.manifest.commit_count() else \
                 "no commits indexed (not a git repository, git is missing, or the history is not read yet)"
@@ -244,13 +242,15 @@ class HybridSearch:
             else:
                 snippet, first, marks = self._snippet(rec, pattern, req.context_lines, texts)
             meta = all_git.get(rec.path)
-            out.append(Hit(f.id, rec.path, rec.language or "text", rec.type, rec.kind, rec.symbol, rec.container,
-                           rec.start_line, rec.end_line, round(f.score, 6), f.lexical_rank, f.semantic_rank,
-                           snippet, first, marks, meta.author if meta else "", meta.time if meta else 0, (),
-                           all_tags.get(rec.path, ()), ctx.packages.get(rec.path, ""), req.explain,
-                           f.lexical_score if req.explain else None,
-                           f.semantic_score if req.explain else None, stale=where is not None and where.stale,
-                           exported=rec.exported))
+            out.append(Hit(id=f.id, path=rec.path, language=rec.language or "text", type=rec.type, kind=rec.kind,
+                           symbol=rec.symbol, container=rec.container, start_line=rec.start_line,
+                           end_line=rec.end_line, score=round(f.score, 6), lexical_rank=f.lexical_rank,
+                           semantic_rank=f.semantic_rank, snippet=snippet, snippet_line=first, highlights=marks,
+                           author=meta.author if meta else "", modified=meta.time if meta else 0,
+                           tags=all_tags.get(rec.path, ()), package=ctx.packages.get(rec.path, ""),
+                           explained=req.explain, lexical_score=f.lexical_score if req.explain else None,
+                           semantic_score=f.semantic_score if req.explain else None,
+                           stale=where is not None and where.stale, exported=rec.exported))
         return out
 
     def _notes(self, req: SearchRequest, ctx: _Context, found: bool) -> list[str | None]:
@@ -373,6 +373,15 @@ def _words_regex(words: Sequence[str]) -> re.Pattern[str] | None:
     if not words:
         return None
     return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)), re.IGNORECASE)
+
+
+def _commit_hit(i: int, sha: str, author: str, when: int, message: str, files: tuple[str, ...],
+                score: float) -> Hit:
+    """The ``i``-th commit message found (ids below 0: no chunk's); its path is its first file's."""
+    return Hit(id=-1 - i, path=files[0] if files else "", language="git", type="git_commit", kind="commit",
+               symbol="", container="", start_line=0, end_line=0, score=score, lexical_rank=i + 1,
+               semantic_rank=None, snippet=_commit_snippet(message), author=author, modified=when,
+               commit=Commit(sha, files))
 
 
 def _commit_snippet(message: str, lines: int = 6) -> str:

@@ -9,8 +9,18 @@ import attrs
 
 
 @attrs.frozen
+class Commit:
+    """What a commit message hit is of: the commit (its author and time are the hit's) and
+    the files it touched."""
+
+    sha: str
+    files: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
 class Hit:
-    """A chunk (or a commit message) that matched a search; lines 0-based."""
+    """A chunk (or a commit message: ``commit``) that matched a search; lines 0-based.
+    Built by name."""
 
     id: int
     path: str
@@ -29,7 +39,6 @@ class Hit:
     highlights: tuple[tuple[int, int, int], ...] = ()  # (line, start, end), UTF-16 columns
     author: str = ""  # of the file's last commit (git metadata), "" when unknown
     modified: int = 0  # the file's last commit time, seconds since the epoch; 0 when unknown
-    files: tuple[str, ...] = ()  # a git_commit hit: the files the commit touched
     tags: tuple[str, ...] = ()  # user tags of the file or document
     package: str = ""  # of the file (ingest.packages); "" for a virtual document or a commit
     # asked for with ``explain``: what each side said of it, BM25 and cosine similarity
@@ -42,6 +51,7 @@ class Hit:
     stale: bool = False
     # the chunk holds an exported definition (Symbol.exported); False for a chunk holding none
     exported: bool = False
+    commit: Commit | None = None  # a commit message's hit (type git_commit): its commit
 
 
 @attrs.frozen

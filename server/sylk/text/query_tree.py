@@ -169,8 +169,9 @@ class _Parser:
         while (t := self.peek()) is not None and t not in (OR, ")"):
             nodes.append(self.unary())
         if not nodes:
-            raise QuerySyntaxError('OR needs words on both sides (a OR b; "OR" searches for the word)' if self.peek() in (OR, None)
-                                   else "nothing inside ( )")
+            empty = self.peek() not in (OR, None)  # "( )"
+            raise QuerySyntaxError("nothing inside ( )" if empty
+                                   else 'OR needs words on both sides (a OR b; "OR" searches for the word)')
         return nodes[0] if len(nodes) == 1 else All(tuple(nodes))
 
     def unary(self) -> Node:
