@@ -7,6 +7,7 @@ import ast
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 SERVER = Path(__file__).resolve().parent.parent / "server"
@@ -217,14 +218,20 @@ def camel_keys(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def test_the_core_returns_records_not_wire_dicts():
-    """camelCase dicts (wire shapes) are built only by the front ends' wire modules."""
+def below_the_front_ends(find: Callable[[ast.AST], list[tuple[int, str]]]) -> list[str]:
+    """``find``'s camelCase keys in every module below the front ends (but those allowed)."""
     found = []
     for path in sorted((SERVER / "sylk").rglob("*.py")):
         module = _module_name(path)
         if _unit(module) in WIRE_UNITS or module in CAMEL_KEYS_ALLOWED:
             continue
-        found += [f"{module}:{line} {key!r}" for line, key in camel_keys(ast.parse(path.read_text(encoding="utf-8")))]
+        found += [f"{module}:{line} {key!r}" for line, key in find(ast.parse(path.read_text(encoding="utf-8")))]
+    return found
+
+
+def test_the_core_returns_records_not_wire_dicts():
+    """camelCase dicts (wire shapes) are built only by the front ends' wire modules."""
+    found = below_the_front_ends(camel_keys)
     assert found == [], "wire dicts below the front ends (return a record): " + ", ".join(found)
 
 
@@ -250,12 +257,7 @@ def camel_reads(tree: ast.AST) -> list[tuple[int, str]]:
 def test_the_core_reads_no_wire_params():
     """camelCase params (sylk/search's) are read only above the core: sylk.params and the
     front ends; the core takes requests (records)."""
-    found = []
-    for path in sorted((SERVER / "sylk").rglob("*.py")):
-        module = _module_name(path)
-        if _unit(module) in WIRE_UNITS or module in CAMEL_KEYS_ALLOWED:
-            continue
-        found += [f"{module}:{line} {key!r}" for line, key in camel_reads(ast.parse(path.read_text(encoding="utf-8")))]
+    found = below_the_front_ends(camel_reads)
     assert found == [], "wire params read below the front ends (take a request): " + ", ".join(found)
     code = 'p["contextLines"]\np.get("minScore", 0)\n"groupBy" in p\np["query"]\n'
     assert camel_reads(ast.parse(code)) == [(1, "contextLines"), (2, "minScore"), (3, "groupBy")]
