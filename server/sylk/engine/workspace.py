@@ -33,7 +33,7 @@ from ..ingest.ignore import find_git
 from ..ingest.symbols import Symbol, extract_marked
 from ..languages import language_for_path
 from ..model import doc_id, is_virtual
-from ..search import calls
+from ..search import calls, related
 from ..search import references as reference_search
 from ..search.hybrid import HybridSearch
 from ..search.nearest import VectorSpace
@@ -306,6 +306,12 @@ class Workspace:
     def symbols_ready(self) -> bool:
         """Whether a symbol search would answer without first loading or rebuilding."""
         return self.symbols.ready
+
+    def similar_at(self, path: str, line: int, limit: int) -> related.Similar:
+        """The code at ``path``:``line`` (0-based) and the chunks nearest it by meaning
+        (search.related.similar_at), under the request guard."""
+        with self.in_use():
+            return related.similar_at(self, path, line, limit)
 
     def search_symbols(self, query: str, limit: int | None = None, only: SymbolFilter | None = None) -> list[SymbolHit]:
         """``only``: the kinds, and exported or not, of the symbols wanted (all when None)."""

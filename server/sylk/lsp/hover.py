@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from ..errors import IndexClosed
 from ..languages import language_for_path
 from ..search import related
 from ..search.symbol_search import SymbolHit
@@ -107,10 +108,13 @@ def setup(server: SylkServer) -> None:
 def setup_similar(server: SylkServer) -> None:
     def similar_at(ls: SylkServer, folder: Folder, engine: Workspace, rel: str, line: int,
                    limit: int) -> dict[str, Any]:
-        chunk = related.chunk_of(engine, rel, line)
+        try:
+            found = engine.similar_at(rel, line, limit)
+        except IndexClosed:
+            return {"chunk": None, "similar": [], "message": "the index is being rebuilt; ask again in a moment"}
+        chunk, near = found.chunk, found.near
         if chunk is None:
             return {"chunk": None, "similar": [], "message": f"nothing indexed at {rel}:{line + 1}"}
-        near = related.similar(engine, chunk, limit)
         out: dict[str, Any] = {"chunk": _wire(folder.root, related.Related(chunk, 1.0)),
                                "similar": [_wire(folder.root, r) for r in near or []]}
         if near is None:

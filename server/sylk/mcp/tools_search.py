@@ -24,7 +24,7 @@ from .. import wire as shared
 from ..config import Settings, camel, snake
 from ..engine.workspace import Workspace
 from ..errors import FieldError, IndexClosed
-from ..search import agent, related
+from ..search import agent
 from ..search.file_lines import file_lines
 from ..search.grep import GrepResult
 from ..search.merge import MergedResult
@@ -300,26 +300,22 @@ def _similar(folders: Folders, folder: Folder, engine: Workspace, rel: str, path
              limit: int) -> dict[str, Any]:
     """find_similar_code's answer (on a worker thread)."""
     try:
-        with engine.in_use():
-            if not rel or not engine.manifest.file_records([rel]):
-                raise ToolError(f"invalid argument path: {path} is not an indexed file"
-                                + (f" of {folder.root}" if folders.several else "")
-                                + " (search_code or search_symbol find the files that are)")
-            chunk = related.chunk_of(engine, rel, line - 1)
-            lines = file_lines(folder.root / rel) or []
-            if chunk is None:
-                raise ToolError(f"invalid argument line: no indexed code at {rel}:{line} (the file has "
-                                f"{len(lines)} lines)")
-            near = related.similar(engine, chunk, limit)
-            counts = engine.manifest.chunk_counts()
+        found = engine.similar_at(rel, line - 1, limit)
     except IndexClosed:
-        raise ToolError("the index is being rebuilt; ask again in a moment") from None
-    out: dict[str, Any] = {"chunk": folders.tagged(folder, wire.chunk_json(chunk, None, lines)), "similar": []}
-    for r in near or []:
+        raise ToolError(over_folders.REBUILT) from None
+    if not found.indexed:
+        raise ToolError(f"invalid argument path: {path} is not an indexed file"
+                        + (f" of {folder.root}" if folders.several else "")
+                        + " (search_code or search_symbol find the files that are)")
+    lines = file_lines(folder.root / rel) or []
+    if found.chunk is None:
+        raise ToolError(f"invalid argument line: no indexed code at {rel}:{line} (the file has {len(lines)} lines)")
+    out: dict[str, Any] = {"chunk": folders.tagged(folder, wire.chunk_json(found.chunk, None, lines)), "similar": []}
+    for r in found.near or []:
         out["similar"].append(folders.tagged(folder, wire.chunk_json(
             r.chunk, r.score, file_lines(folder.root / r.chunk.path) or [])))
-    if near is None:
-        out["message"] = (f"this code is not embedded yet ({counts['embedded']} of {counts['chunks']} chunks "
+    if found.near is None:
+        out["message"] = (f"this code is not embedded yet ({found.embedded} of {found.chunks} chunks "
                           "embedded): embedding continues in the background; ask again when get_status says "
                           "pending is 0")
     return out

@@ -95,6 +95,28 @@ def similar(ws: Sources, chunk: ChunkRecord, limit: int = 5) -> list[Related] | 
     return out
 
 
+@attrs.frozen
+class Similar:
+    """The code at a place and the code nearest it by meaning (``sylk/similar``, MCP's
+    find_similar_code)."""
+
+    indexed: bool  # the file is indexed
+    chunk: ChunkRecord | None  # the chunk standing for the place; None: no indexed code there
+    near: list[Related] | None  # None: the chunk has no vector (not embedded yet, semantic search off)
+    embedded: int  # chunks of the index embedded, of
+    chunks: int
+
+
+def similar_at(ws: Sources, path: str, line: int, limit: int) -> Similar:
+    """The chunk of ``path`` at ``line`` (0-based; chunk_of) and the ``limit`` chunks nearest it."""
+    if not path or not ws.manifest.file_records([path]):
+        return Similar(False, None, None, 0, 0)
+    chunk = chunk_of(ws, path, line)
+    near = similar(ws, chunk, limit) if chunk is not None else None
+    counts = ws.manifest.chunk_counts()
+    return Similar(True, chunk, near, counts["embedded"], counts["chunks"])
+
+
 def qualified(rec: ChunkRecord) -> str:
     """A chunk's name: ``Container.symbol``, else its kind (``header``, ``section``, ``window``)."""
     if rec.symbol:
