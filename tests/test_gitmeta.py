@@ -151,6 +151,10 @@ def test_commit_messages_are_searchable_as_git_commit_documents(repo: Path):
     by_ann = ws.search(request_from_params({"query": "retry", "filters": {"types": ["git_commit"],
                                                                           "authors": ["Ann Lee"]}}))
     assert [h.snippet for h in by_ann.hits] == ["Document the retry budget"]
+    both = ws.search(request_from_params({"query": "retry", "filters": {"types": ["git_commit"]}}))
+    assert {h.snippet for h in both.hits} == {"Document the retry budget", "retry jitter"}
+    left = ws.search(request_from_params({"query": "retry -jitter", "filters": {"types": ["git_commit"]}}))
+    assert [h.snippet for h in left.hits] == ["Document the retry budget"]  # a word left out, in commits too
     subprocess.run(["git", "-C", str(repo), "reset", "-q", "--hard", "HEAD~1"], check=True)
     ws.index()
     gitmeta.update(ws)

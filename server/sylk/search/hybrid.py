@@ -118,7 +118,8 @@ class HybridSearch:
         f = req.filters
         text = req.words.text
         rows = self.manifest.search_commits(_query_words(" ".join((text, *req.extra_terms))),
-                                            req.offset + req.limit, f.authors, f.modified_after, f.modified_before)
+                                            req.offset + req.limit, f.authors, f.modified_after, f.modified_before,
+                                            leave_out=req.words.left_out)
         style = analyze(text).style
         commits = [_commit_hit(i, r.sha, r.author, int(r.time), r.message, tuple(x for x in r.files.split("\n") if x),
                                round(_lexical_only_score(req, style, i + 1), 6))

@@ -141,12 +141,17 @@ class Annotations:
             return True
 
     def search_commits(self, words: Sequence[str], limit: int, authors: Sequence[str] = (),
-                       after: int | None = None, before: int | None = None) -> list[CommitRow]:
-        """Commits whose message, author or files match any of ``words``, best (BM25) first."""
+                       after: int | None = None, before: int | None = None,
+                       leave_out: Sequence[str] = ()) -> list[CommitRow]:
+        """Commits whose message, author or files match any of ``words`` and none of
+        ``leave_out`` (each a word or words in a row), best (BM25) first."""
         terms = [w for w in words if w]
         if not terms:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in terms)
+        left = [w for w in leave_out if w]
+        if left:
+            match = f"({match}) NOT (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in left) + ")"
         sql = "SELECT sha, author, time, message, files FROM commits WHERE commits MATCH ?"
         args: list = [match]
         if authors:
