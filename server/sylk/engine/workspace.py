@@ -15,7 +15,6 @@ the watcher, progress) belong to the service and the front ends, not here.
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -28,7 +27,7 @@ import attrs
 from ..config import Settings, index_dir_for
 from ..embed.embedder import Embedder
 from ..errors import IndexClosed, IndexError_
-from ..ingest import occurrences
+from ..ingest import gitsync, occurrences
 from ..ingest.ignore import find_git
 from ..ingest.symbols import Symbol, extract_marked
 from ..languages import language_for_path
@@ -368,7 +367,7 @@ class Workspace:
         """Why no file has git metadata (the author and date filters then match nothing)."""
         if not self.settings.trusted:
             return "no git metadata: git is not run in an untrusted workspace"
-        if find_git(str(self.root)) is None or shutil.which("git") is None:
+        if find_git(str(self.root)) is None or gitsync.git_executable() is None:
             return "no git metadata (not a git repository, or git is missing)"
         if self.manifest.get_meta(GIT_META_HEAD) is None:  # it follows the first index run
             return "git metadata is not read yet (it follows the index run)"
