@@ -80,14 +80,14 @@ def search(folders: Sequence[ServedFolder], build: Callable[[Settings], SearchRe
     ``search.exclude`` leaves out), answered by that folder, merged and paged (the first
     folder's page), with the files the hits import when it asks for them. QueryError for a
     folder whose settings make the request malformed."""
-    page = prepared(build(folders[0].settings)) if folders else None
+    if not folders:
+        raise NoAnswer(REBUILT)
+    page = prepared(build(folders[0].settings))
 
     def one(folder: ServedFolder, engine: Workspace) -> SearchResult:
-        assert page is not None
         req = prepared(build(folder.settings)) if folder is not folders[0] else page
         return engine.search(folder_request(attrs.evolve(req, offset=page.offset, limit=page.limit), len(folders)))
     answered, results = _each(folders, one)
-    assert page is not None
     out = Answered(answered, merge_results(results, page.offset, page.limit, len(folders)))
     return attrs.evolve(out, related=related_files(out)) if page.related_files else out
 
@@ -96,14 +96,14 @@ def grep(folders: Sequence[ServedFolder], build: Callable[[Settings], GrepReques
     """A line search over ``folders``, each with the request ``build`` makes with its
     settings, merged and paged (the first folder's page); PatternError (a FieldError) for a
     pattern that is not one."""
-    page = build(folders[0].settings) if folders else None
+    if not folders:
+        raise NoAnswer(REBUILT)
+    page = build(folders[0].settings)
 
     def one(folder: ServedFolder, engine: Workspace) -> GrepResult:
-        assert page is not None
         req = build(folder.settings) if folder is not folders[0] else page
         return engine.grep(folder_request(attrs.evolve(req, offset=page.offset, limit=page.limit), len(folders)))
     answered, results = _each(folders, one)
-    assert page is not None
     return Answered(answered, merge_line_results(results, page.offset, page.limit, len(folders)))
 
 

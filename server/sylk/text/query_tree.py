@@ -73,19 +73,11 @@ class QueryWords:
     match: Node | None = None
 
     @property
-    def boolean(self) -> bool:
-        return self.match is not None and not _only_exclusions(self.match)
-
-    @property
     def left_out(self) -> tuple[str, ...]:
         """The words (or phrases, unquoted) every hit must not hold, at the top of the tree."""
         m = self.match
         nots = [m] if isinstance(m, Not) else [n for n in m.nodes if isinstance(n, Not)] if isinstance(m, All) else []
         return tuple(n.node.phrase or n.node.text for n in nots if isinstance(n.node, Term))
-
-
-def _only_exclusions(node: Node) -> bool:
-    return isinstance(node, Not) or (isinstance(node, All) and all(isinstance(n, Not) for n in node.nodes))
 
 
 # a quoted phrase (its closing quote optional), or a run of non-space characters
