@@ -399,24 +399,63 @@ async function expectText(locator, pattern, what, timeout = UI) {
 
 const quickInputBox = (page) => page.locator(".quick-input-widget .quick-input-box input");
 
-/** Open a quick input with its key (after the last one closed), and wait until its input
- * holds the keyboard and reads `value`. Keys typed before the input has the focus go to
- * the editor behind it, and the quick input closes when the editor takes the focus. */
-async function openQuickInput(page, key, value) {
-  await quickInput(page).waitFor({ state: "hidden", timeout: UI });
-  await page.keyboard.press(key);
-  await quickInput(page).waitFor({ state: "visible", timeout: UI });
-  const input = quickInputBox(page);
-  const text = await waitFor(`the quick input of ${key} to open with ${JSON.stringify(value)} and the focus`, UI, async () => {
-    const [v, focused] = await input.evaluate((el) => [el.value, el.ownerDocument.activeElement === el]);
-    return focused && v.startsWith(value) ? { v } : undefined;
-  });
-  if (text.v !== value) {
-    // prefilled with the word at the cursor (Ctrl+T): start from the prefix alone
-    await page.keyboard.press("Control+A");
-    await page.keyboard.type(value);
+// How long a quick input may take to hold the keyboard once its key is pressed; then it is
+// opened again (at most OPEN_TRIES times). The editor of a document just opened can take
+// the focus back a moment later (the quick input then closes, and keys go to the editor).
+const TAKE_FOCUS = 10_000;
+const OPEN_TRIES = 3;
+
+/** The open quick input's text and whether its input holds the focus; null when none shows. */
+async function inputState(page) {
+  if (!(await quickInput(page).isVisible())) {
+    return null;
   }
-  await expectInput(page, value, `the quick input of ${key}`);
+  return quickInputBox(page).evaluate((el) => ({ value: el.value, focused: el.ownerDocument.activeElement === el }))
+    .catch(() => null);
+}
+
+/** Close a quick input that shows without the focus (Escape then reaches it). */
+async function closeQuickInput(page) {
+  if (await quickInput(page).isVisible()) {
+    await quickInputBox(page).click();
+    await page.keyboard.press("Escape");
+  }
+  await quickInput(page).waitFor({ state: "hidden", timeout: UI });
+}
+
+/** Open a quick input with its key (after the last one closed), and wait until its input
+ * holds the keyboard and reads `value`; opened again if the editor takes the focus back. */
+async function openQuickInput(page, key, value) {
+  for (let attempt = 1; ; attempt++) {
+    await quickInput(page).waitFor({ state: "hidden", timeout: UI });
+    await page.keyboard.press(key);
+    let state = null;
+    const until = Date.now() + TAKE_FOCUS;
+    while (Date.now() < until) {
+      state = await inputState(page);
+      if (state?.focused && state.value.startsWith(value)) {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (state?.focused && state.value.startsWith(value)) {
+      if (state.value !== value) {
+        // prefilled with the word at the cursor (Ctrl+T): start from the prefix alone
+        await page.keyboard.press("Control+A");
+        await page.keyboard.type(value);
+      }
+      const now = await inputState(page);
+      if (now?.focused && now.value === value) {
+        return;
+      }
+    }
+    if (attempt === OPEN_TRIES) {
+      await expectInput(page, value, `the quick input of ${key} (${OPEN_TRIES} tries)`);
+      return;
+    }
+    log(`  the quick input of ${key} did not keep the focus (${JSON.stringify(state)}); opening it again`);
+    await closeQuickInput(page);
+  }
 }
 
 /** Type into the open quick input, and wait until its input reads what was typed. */
