@@ -14,7 +14,7 @@ import pytest
 from conftest import TIMEOUT
 from sylk.config import SearchSettings, Settings
 from sylk.engine.workspace import Workspace
-from sylk.model import FILTERS, VALUES
+from sylk.model import BOUND, FILTERS, FLAG, TIME, VALUES
 from sylk.search.filters import BY_FIELD, CANDIDATE_TESTS, INDEX_FILTERS, Admit, Filters, Lookups
 from sylk.params import line_request_from_params, request_from_params
 from sylk.search.query import (
@@ -50,6 +50,23 @@ def test_the_protocol_schema_names_the_tables_filters():
     described = SCHEMA["$defs"]["SearchParams"]["description"]
     for s in FILTERS:
         assert f"{s.inline[0]}:" in described, s.name
+
+
+def test_the_command_line_has_a_flag_for_each_filter_of_the_table():
+    from sylk.cli import build_parser
+
+    value = {VALUES: "x", BOUND: "3", TIME: "2024-05-31"}
+    for command, takes in (("search", lambda s: True), ("grep", lambda s: s.line), ("refs", lambda s: s.file)):
+        for s in FILTERS:
+            for flag in s.flags:
+                given = [flag] if s.shape == FLAG else [flag, s.choices[0] if s.choices else value[s.shape]]
+                if not takes(s):
+                    with pytest.raises(SystemExit):  # argparse: unrecognized arguments
+                        build_parser().parse_args([command, "q", *given])
+                    continue
+                args = build_parser().parse_args([command, "q", *given])
+                assert getattr(args, s.name) not in (None, []), (command, flag)
+                assert s.name in args.filter_names
 
 
 # parsing ---------------------------------------------------------------------
@@ -250,6 +267,27 @@ def test_the_command_line_leaves_out_what_is_excluded(tree: Path):
     assert {line.split(":", 1)[0] for line in refs.stdout.splitlines()} == {"tests/test_retry.py"}, refs.stderr
     bad = _cli("refs", "retry_request", str(tree), "--no-refresh", "--exclude", "kind:function")
     assert bad.returncode == 2 and "references leave out files by lang:, type:, path:, package: only" in bad.stderr
+
+
+def test_the_command_line_filters_by_every_flag_of_the_table(tree: Path):
+    """The flags are made from the filter table: sylk grep takes --type and --kind (a line
+    search's filters), sylk search --maxlines, beside the flags it had."""
+    grep = _cli("grep", "retry_request", str(tree), "--type", "markdown")
+    assert grep.returncode == 0, grep.stderr
+    assert {line.split(":", 1)[0] for line in grep.stdout.splitlines()} == {"docs/retry.md"}
+    inside = _cli("grep", "attempts", str(tree), "--no-refresh", "--kind", "function", "-g", "lib/**")
+    assert inside.returncode == 0, inside.stderr
+    assert [line.split(":")[1] for line in inside.stdout.splitlines()] == ["4", "6"]  # not line 1's docstring
+    short = _cli("search", "retry request backoff", str(tree), "--no-refresh", "--mode", "lexical", "--format",
+                 "json", "--maxlines", "2")
+    assert short.returncode == 0, short.stderr
+    hits = json.loads(short.stdout)["hits"]  # (the functions and the section are 3 lines long)
+    assert {(h["path"], h["kind"]) for h in hits} == {("lib/retry.py", "file_header"),
+                                                      ("tests/test_retry.py", "file_header")}
+    bad = _cli("search", "retry", str(tree), "--no-refresh", "--lang", "golang")
+    assert bad.returncode == 2 and "--lang" in bad.stderr and "unknown language 'golang'" in bad.stderr
+    bad = _cli("grep", "retry", str(tree), "--no-refresh", "--minlines", "3")
+    assert bad.returncode == 2 and "unrecognized arguments: --minlines" in bad.stderr
 
 
 def test_search_exclude_from_the_workspace_settings(tree: Path, tmp_path: Path):

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from conftest import TIMEOUT, eventually, mcp_call, mcp_call_error, mcp_session, mcp_wait_until, server_env
 from mcp import ClientSession, StdioServerParameters
+from sylk.model import FILTERS, ROLES
 
 TOOLS = {"search_code", "search_symbol", "find_definition", "find_references", "get_callers", "grep", "get_status",
          "reindex", "index", "clear_index", "find_similar_code"}
@@ -82,6 +83,16 @@ async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
         assert grep.input_schema["properties"]["case"]["enum"] == ["smart", "sensitive", "insensitive"]
         assert all(w in grep.description for w in ("rg", "exact", "totalHitsLowerBound", "scanned"))
         assert grep.annotations is not None and grep.annotations.read_only_hint is True
+        # each filter of the table is an argument, described by the table: every filter of
+        # search_code, the line search's of grep (a filter added there is one here too)
+        for tool, specs in (("search_code", FILTERS), ("grep", [f for f in FILTERS if f.line])):
+            props = tools[tool].input_schema["properties"]
+            assert {f.name for f in FILTERS} & set(props) == {f.name for f in specs}, tool
+            assert all(props[f.name]["description"] == f"Only {f.about}" for f in specs), tool
+        assert props["kinds"]["anyOf"][0] == {"items": {"type": "string"}, "type": "array"}
+        code_props = tools["search_code"].input_schema["properties"]
+        assert code_props["roles"]["anyOf"][0]["items"]["enum"] == list(ROLES)
+        assert code_props["min_lines"]["anyOf"][0] == {"minimum": 0, "type": "integer"}
 
 
 async def test_search_symbol_fuzzy_and_paged(workspace: Path, _isolated_index: Path):

@@ -40,34 +40,60 @@ VALUES, BOUND, TIME, FLAG = "values", "bound", "time", "flag"
 
 @dataclass(frozen=True)
 class FilterSpec:
-    name: str  # the field of Filters
+    name: str  # the field of Filters, and the argument of MCP's tools
     wire: str  # its key in the ``filters`` object of sylk/search
     inline: tuple[str, ...]  # its keys in the query (``lang:go``); the first is the one shown
     shape: str  # VALUES (any of them), BOUND (a number of lines), TIME (a date), FLAG (true / false)
+    # what it keeps, for the help of each front end: "Only <about>" (MCP's argument, the
+    # command line's flag)
+    about: str = ""
     index: bool = False  # the lexical index applies it itself (store/lexical.py INDEX_FIELDS)
     line: bool = False  # a line search (modes exact and regex) filters by it too
     git: bool = False  # it reads git metadata (a file without any never passes it)
     file: bool = False  # it reads the file alone (path, language, type, package): Find References' filters
+    choices: tuple[str, ...] = ()  # the values it takes, where the front ends list them
+    aliases: tuple[str, ...] = ()  # more command-line flags (rg's -g / --glob)
 
     @property
     def negatable(self) -> bool:
         return self.shape == VALUES
 
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """Its command-line flags: ``--`` and its first inline key, then the aliases."""
+        return (f"--{self.inline[0]}", *self.aliases)
+
 
 FILTERS: tuple[FilterSpec, ...] = (
-    FilterSpec("languages", "languages", ("lang", "language"), VALUES, index=True, line=True, file=True),
-    FilterSpec("types", "types", ("type",), VALUES, index=True, line=True, file=True),
-    FilterSpec("paths", "paths", ("path",), VALUES, line=True, file=True),
-    FilterSpec("kinds", "kinds", ("kind",), VALUES, index=True, line=True),
-    FilterSpec("packages", "packages", ("package",), VALUES, index=True, line=True, file=True),
-    FilterSpec("min_lines", "minLines", ("minlines",), BOUND, index=True),
-    FilterSpec("max_lines", "maxLines", ("maxlines",), BOUND, index=True),
-    FilterSpec("roles", "roles", ("role",), VALUES),
-    FilterSpec("tags", "tags", ("tag",), VALUES),
-    FilterSpec("authors", "authors", ("author",), VALUES, git=True),
-    FilterSpec("modified_after", "modifiedAfter", ("after",), TIME, git=True),
-    FilterSpec("modified_before", "modifiedBefore", ("before",), TIME, git=True),
-    FilterSpec("exported", "exported", ("exported",), FLAG),
+    FilterSpec("languages", "languages", ("lang", "language"), VALUES,
+               "these languages: python, go, typescript, rust, java, markdown, ...",
+               index=True, line=True, file=True),
+    FilterSpec("types", "types", ("type",), VALUES,
+               "these document types: " + ", ".join(FILE_TYPES) + ", or a virtual document's type (note, ...); "
+               "git_commit searches commit messages", index=True, line=True, file=True),
+    FilterSpec("paths", "paths", ("path",), VALUES,
+               "files matching these gitignore-style globs, relative to the workspace root",
+               line=True, file=True, aliases=("-g", "--glob")),
+    FilterSpec("kinds", "kinds", ("kind",), VALUES,
+               "code of these kinds (a line search: lines inside a symbol of these kinds): function, method, "
+               "class, struct, interface, heading, ...", index=True, line=True),
+    FilterSpec("packages", "packages", ("package",), VALUES,
+               "these packages and the packages below them: a Go import path, a Java package, a Python module "
+               "(asyncio holds asyncio.tasks), a package.json name, a Rust crate, else a folder",
+               index=True, line=True, file=True),
+    FilterSpec("min_lines", "minLines", ("minlines",), BOUND, "chunks of at least this many lines", index=True),
+    FilterSpec("max_lines", "maxLines", ("maxlines",), BOUND, "chunks of at most this many lines", index=True),
+    FilterSpec("roles", "roles", ("role",), VALUES,
+               "code with these roles, told from names and paths (test code, repositories, ...)", choices=ROLES),
+    FilterSpec("tags", "tags", ("tag",), VALUES, "files and documents with one of these user tags"),
+    FilterSpec("authors", "authors", ("author",), VALUES,
+               "files whose last commit is by one of these authors (git)", git=True),
+    FilterSpec("modified_after", "modifiedAfter", ("after",), TIME,
+               "files last committed on or after this date, e.g. 2024-05-31 (git)", git=True),
+    FilterSpec("modified_before", "modifiedBefore", ("before",), TIME,
+               "files last committed before this date (git)", git=True),
+    FilterSpec("exported", "exported", ("exported",), FLAG,
+               "code of exported (public) definitions (true), or only the rest (false); unset: both"),
 )
 
 

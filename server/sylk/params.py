@@ -7,12 +7,14 @@ rules, the same the inline syntax and the CLI use; MCP tools build these params 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from .config import SearchSettings
-from .model import BOUND, FILTERS, LINE_MODES, TIME, VALUES
-from .search.agent import GROUP_BY, expand_terms
+from .model import FILTERS, LINE_MODES
+from .search.agent import GROUP_BY
 from .search.query import (
     CASE_CHOICES,
     MODES,
@@ -21,18 +23,14 @@ from .search.query import (
     QueryError,
     SearchRequest,
     Weights,
-    check_bound,
-    check_exported,
     check_min_score,
     check_number,
-    check_values,
-    default_exclusions,
-    from_settings,
     line_filter_keys,
     line_filters,
+    line_request,
     parse_inline,
-    parse_time,
-    read_words,
+    read_filters,
+    search_request,
 )
 
 _SLASHED = re.compile(r"^/(.+)/$", re.DOTALL)
@@ -69,16 +67,15 @@ def line_request_from_params(params: Mapping[str, Any], settings: SearchSettings
         query, mode = _SLASHED.match(text).group(1), "regex"  # type: ignore[union-attr]
         if inline != line_filters(inline):
             raise QueryError("query", f"a /regex/ query filters by {line_filter_keys()} only")
-    filters = default_exclusions(filters_from_params(params.get("filters"), line=True, mode=mode).merged(inline),
-                                 settings, line=True)
+    filters = filters_from_params(params.get("filters"), line=True, mode=mode).merged(inline)
     case = params.get("caseSensitive", "smart")
     if not any(case is c or (isinstance(c, str) and case == c) for c in CASE_CHOICES):
         raise QueryError("caseSensitive", f"true, false or \"smart\", got {case!r}")
     whole = params.get("wholeWord", False)
     if not isinstance(whole, bool):
         raise QueryError("wholeWord", "expected true or false")
-    return GrepRequest(
-        query, mode, case, whole, filters,
+    return line_request(
+        settings, query, mode, filters=filters, case=case, whole_word=whole,
         limit=_int("limit", "limit", params.get("limit"), settings.limit),
         offset=_int("offset", "offset", params.get("offset"), 0),
     )
@@ -104,34 +101,31 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         lexical=_float("weights.lexical", w.get("lexical"), settings.weights.lexical),
         semantic=_float("weights.semantic", w.get("semantic"), settings.weights.semantic),
     )
-    text, inline = parse_inline(query)
     for flag in ("fuzzy", "facets", "expand", "relatedFiles", "followUps", "summary", "explain"):
         if flag in params and not isinstance(params[flag], bool):
             raise QueryError(flag, "expected true or false")
     group_by = params.get("groupBy")
     if group_by is not None and group_by not in GROUP_BY:
         raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}")
-    expand = bool(params.get("expand", False))
-    return from_settings(
+    floor = {"min_score": check_min_score("minScore", params["minScore"])} if "minScore" in params else {}
+    return search_request(
         settings,
-        text,
+        query,
         mode=mode,
         limit=_int("limit", "limit", params.get("limit"), settings.limit),
         offset=_int("offset", "offset", params.get("offset"), 0),
-        filters=filters.merged(inline),
+        filters=filters,
         fuzzy=bool(params.get("fuzzy", False)),
         facets=bool(params.get("facets", False)),
         context_lines=_int("contextLines", "context_lines", params.get("contextLines"), 2),
         weights=weights,
-        extra_terms=expand_terms(read_words(text).text) if expand else (),  # not the words left out
-        expand=expand,
+        expand=bool(params.get("expand", False)),
         group_by=group_by,
         related_files=bool(params.get("relatedFiles", False)),
         follow_ups=bool(params.get("followUps", False)),
         summary=bool(params.get("summary", False)),
         explain=bool(params.get("explain", False)),
-        min_score=check_min_score("minScore", params["minScore"]) if "minScore" in params
-        else settings.min_score or None,
+        **floor,
     )
 
 
@@ -149,15 +143,8 @@ def filters_from_params(raw: Any, *, line: bool = False, mode: str = "", field: 
         if line:
             raise QueryError(f"{field}.{unknown[0]}", f"not supported in mode {mode} (supported: {supported})")
         raise QueryError(f"{field}.{unknown[0]}", f"not supported (supported: {supported})")
-    values: dict[str, Any] = {}
-    for wire, spec in known.items():
-        name, value = f"{field}.{wire}", raw.get(wire)
-        if spec.shape == VALUES:
-            values[spec.name] = check_values(name, spec.name, _strings(name, value))
-        elif value is not None:
-            values[spec.name] = (check_bound(name, value) if spec.shape == BOUND else _time(name, value)
-                                 if spec.shape == TIME else check_exported(name, value))
-    exclude = None
+    given = {spec.name: raw[wire] for wire, spec in known.items() if wire in raw}
+    filters = read_filters(given, lambda s: f"{field}.{s.wire}", specs)
     if field == "filters" and raw.get("exclude") is not None:
         ex = raw["exclude"]
         if isinstance(ex, Mapping):
@@ -165,8 +152,8 @@ def filters_from_params(raw: Any, *, line: bool = False, mode: str = "", field: 
             if bad:
                 raise QueryError(f"filters.exclude.{bad[0]}", "only filters of values can leave out what matches: "
                                  + ", ".join(s.wire for s in specs if s.negatable))
-        exclude = filters_from_params(ex, line=line, mode=mode, field="filters.exclude")
-    return Filters(**values, exclude=exclude)
+        return attrs.evolve(filters, exclude=filters_from_params(ex, line=line, mode=mode, field="filters.exclude"))
+    return filters
 
 
 def _float(field: str, value: Any, default: float) -> float:
@@ -177,25 +164,6 @@ def _float(field: str, value: Any, default: float) -> float:
     return float(value)
 
 
-def _strings(field: str, value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise QueryError(field, "expected a string or a list of strings")
-
-
 def _int(field: str, name: str, value: Any, default: int) -> int:
     """A number of the params (query.RANGES ``name``), or ``default`` when not given."""
     return default if value is None else check_number(field, name, value)
-
-
-def _time(field: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    try:
-        return parse_time(field, value)
-    except ValueError as exc:
-        raise QueryError(field, str(exc).split(": ", 1)[1]) from None

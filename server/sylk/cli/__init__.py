@@ -12,10 +12,32 @@ import importlib
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 
 from .. import __version__
-from ..model import FILE_TYPES, ROLES, SEARCH_MODES, SYMBOL_KINDS
+from ..model import BOUND, FILTERS, FLAG, SEARCH_MODES, SYMBOL_KINDS, VALUES, FilterSpec
 from .errors import CliError
+
+
+def filter_flags(p: argparse.ArgumentParser, which: Callable[[FilterSpec], bool]) -> None:
+    """A flag for each filter of the table (model.FILTERS) that ``which`` keeps, and
+    ``--exclude``; cli/args.py flag_filters reads them."""
+    specs = [s for s in FILTERS if which(s)]
+    for s in specs:
+        if s.shape == FLAG:
+            p.add_argument(*s.flags, dest=s.name, action=argparse.BooleanOptionalAction, default=None,
+                           help=f"only {s.about} (inline: {s.inline[0]}:true)")
+        elif s.shape == VALUES:
+            p.add_argument(*s.flags, dest=s.name, action="append", metavar=s.inline[0].upper(),
+                           choices=s.choices or None, help=f"only {s.about} (repeatable)")
+        else:
+            p.add_argument(*s.flags, dest=s.name, type=int if s.shape == BOUND else str, default=None,
+                           metavar="N" if s.shape == BOUND else "DATE", help=f"only {s.about}")
+    keys = ", ".join(f"{s.inline[0]}:" for s in specs if s.negatable)
+    p.add_argument("--exclude", action="append", metavar="FILTER",
+                   help=f"leave out what this filter matches, written as an inline filter ({keys}), e.g. "
+                        "path:vendor/** (repeatable)")
+    p.set_defaults(filter_names=tuple(s.name for s in specs))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,11 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
     p.add_argument("--code-only", action="store_true", help="leave out occurrences in comments and strings")
     p.add_argument("--no-declarations", action="store_true", help="leave out the definitions' own names")
-    p.add_argument("-g", "--glob", action="append", help="only paths matching this glob (gitignore syntax; repeatable)")
-    p.add_argument("--lang", action="append", help="only this language (repeatable)")
-    p.add_argument("--package", action="append", help="only this package and those below it (repeatable)")
-    p.add_argument("--exclude", action="append", metavar="FILTER",
-                   help="leave out files this filter matches: path:GLOB, lang:L, type:T, package:P (repeatable)")
+    filter_flags(p, lambda s: s.file)
     p.add_argument("--limit", type=int, default=None, help="maximum results (default: references.limit, 2000)")
     p.add_argument("--format", choices=("default", "json"), default="default")
     p.add_argument("--no-refresh", action="store_true", help="do not bring the index up to date first")
@@ -92,11 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-S", "--smart-case", dest="case", action="store_const", const="smart",
                    help="case-insensitive unless PATTERN holds an upper-case letter")
     p.add_argument("-w", "--word-regexp", action="store_true", help="only matches that are whole words")
-    p.add_argument("-g", "--glob", action="append", help="only paths matching this glob (gitignore syntax; repeatable)")
-    p.add_argument("--lang", action="append", help="only this language (repeatable)")
-    p.add_argument("--package", action="append", help="only this package and those below it (repeatable)")
-    p.add_argument("--exclude", action="append", metavar="FILTER",
-                   help="leave out files this filter matches: path:GLOB, lang:L, type:T, package:P (repeatable)")
+    filter_flags(p, lambda s: s.line)
     p.add_argument("-c", "--count", action="store_true", help="print path:count of matching lines per file")
     p.add_argument("--json", action="store_true", help="the result as JSON (what sylk/search answers, 1-based)")
     p.add_argument("--limit", type=int, default=None, help="at most this many lines (default: all)")
@@ -109,26 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("path", nargs="?", help="workspace folder (default: current directory)")
     p.add_argument("--mode", choices=SEARCH_MODES, default=None, help="default: search.mode (hybrid)")
-    p.add_argument("--lang", action="append", help="only this language (repeatable)")
-    p.add_argument("--path", dest="glob", action="append", help="only paths matching this glob (repeatable)")
-    p.add_argument("--kind", action="append", help="only this kind: function, method, class, ... (repeatable)")
-    p.add_argument("--package", action="append",
-                   help="only this package and the packages below it: a Go import path, a Java package, "
-                        "a Python module, a package.json name, a Rust crate, else a folder (repeatable)")
-    p.add_argument("--type", action="append",
-                   help=f"{', '.join(FILE_TYPES)}, or a document type (repeatable)")
-    p.add_argument("--role", action="append", choices=ROLES,
-                   help="only code with this role, told by names and paths (repeatable)")
-    p.add_argument("--tag", action="append", help="only files and documents with this user tag (repeatable)")
-    p.add_argument("--exported", action=argparse.BooleanOptionalAction, default=None,
-                   help="only code holding an exported definition, or with --no-exported only the rest "
-                        "(inline: exported:true, exported:false, is:exported)")
-    p.add_argument("--exclude", action="append", metavar="FILTER",
-                   help="leave out what this filter matches, e.g. path:vendor/**, role:test, lang:markdown "
-                        "(repeatable; inline: -path:vendor/**)")
-    p.add_argument("--author", action="append", help="only files whose last commit is by this author (git)")
-    p.add_argument("--after", help="only files last committed on or after this date (git), e.g. 2024-05-31")
-    p.add_argument("--before", help="only files last committed before this date (git)")
+    filter_flags(p, lambda s: True)
     p.add_argument("--limit", type=int, default=None, help="maximum results (default: search.limit, 20)")
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--context", type=int, default=2, help="lines of context around the match")

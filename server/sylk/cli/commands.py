@@ -23,20 +23,11 @@ from ..model import is_virtual
 from ..search import references
 from ..search.file_lines import file_lines, file_text
 from ..params import wants_lines
-from ..search.query import (
-    Filters,
-    QueryError,
-    check_min_score,
-    check_number,
-    check_values,
-    from_settings,
-    parse_exclusions,
-    parse_inline,
-)
+from ..search.query import QueryError, check_min_score, check_number, parse_inline, search_request
 from ..search.symbol_search import SymbolFilter
-from .args import workspace_root
+from .args import flag_filters, workspace_root
 from .errors import CliError
-from .grep import file_filters, search_lines
+from .grep import search_lines
 from .terminal import Terminal, open_index, refresh, resolve, settings_for
 from .render import (
     STALE_MARK,
@@ -154,7 +145,7 @@ def cmd_refs(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         print(f"sylk: --limit must be at least 1, got {args.limit}", file=sys.stderr)
         return 2
-    filters = file_filters(args, None)  # navigation: search.exclude leaves out nothing here
+    filters = flag_filters(args, files=True)  # navigation: search.exclude leaves out nothing here
     ws = open_index(root)
     try:
         if not args.no_refresh:
@@ -195,39 +186,26 @@ def _line(path: Path, line: int) -> str:
 
 def cmd_search(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
+    filters = flag_filters(args)
     try:
-        text, inline = parse_inline(args.query)
-        for option, name in (("lang", "languages"), ("type", "types"), ("kind", "kinds")):
-            check_values(f"--{option}", name, getattr(args, option) or ())
-        exclude = parse_exclusions("--exclude", args.exclude or ())
         for flag, name, value in (("--limit", "limit", args.limit), ("--offset", "offset", args.offset),
                                   ("--context", "context_lines", args.context)):
             if value is not None:
                 check_number(flag, name, value)
         # the floor the command line gives, else the settings' (from_settings)
         floor = {} if args.min_score is None else {"min_score": check_min_score("--min-score", args.min_score)}
+        if wants_lines({"query": args.query}):
+            return search_lines(args, root, settings_for(root), filters.merged(parse_inline(args.query)[1]))
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
-    from ..search.query import parse_time
-
-    try:
-        after = parse_time("--after", args.after) if args.after else None
-        before = parse_time("--before", args.before) if args.before else None
-    except ValueError as exc:
-        raise CliError(str(exc), 2) from exc
-    filters = Filters(languages=tuple(args.lang or ()), paths=tuple(args.glob or ()), kinds=tuple(args.kind or ()),
-                      packages=tuple(args.package or ()), types=tuple(args.type or ()), roles=tuple(args.role or ()), tags=tuple(args.tag or ()),
-                      authors=tuple(args.author or ()), modified_after=after,
-                      modified_before=before, exported=args.exported, exclude=exclude).merged(inline)
     settings = settings_for(root)
     s = settings.search  # what the command line does not say comes from the settings
-    if wants_lines({"query": args.query}):
-        return search_lines(args, root, settings, filters)
     try:
-        req = from_settings(s, text, mode=args.mode or s.mode, limit=args.limit if args.limit is not None else s.limit,
-                            offset=args.offset, filters=filters, fuzzy=args.fuzzy, facets=args.facets,
-                            context_lines=args.context, explain=args.explain, **floor)
-    except QueryError as exc:  # the query (a OR), a value of search.exclude
+        req = search_request(s, args.query, mode=args.mode or s.mode,
+                             limit=args.limit if args.limit is not None else s.limit, offset=args.offset,
+                             filters=filters, fuzzy=args.fuzzy, facets=args.facets, context_lines=args.context,
+                             explain=args.explain, **floor)
+    except QueryError as exc:  # an inline filter, the query (a OR), a value of search.exclude
         raise CliError(str(exc), 2) from exc
     ws = open_index(root, settings=settings)
     try:

@@ -13,17 +13,8 @@ from pathlib import Path
 
 from .. import config, wire
 from ..errors import FieldError
-from ..search.query import (
-    Filters,
-    GrepRequest,
-    QueryError,
-    check_values,
-    default_exclusions,
-    line_filters,
-    parse_exclusions,
-    parse_inline,
-)
-from .args import workspace_root
+from ..search.query import Filters, QueryError, line_filters, line_request, parse_inline
+from .args import flag_filters, line_flags, workspace_root
 from .terminal import open_index, refresh, settings_for
 from .errors import CliError
 from .render import matching_line, print_line_notes
@@ -33,30 +24,18 @@ def _case(args: argparse.Namespace) -> bool | str:
     return {"ignore": False, "sensitive": True, "smart": "smart"}[args.case or "sensitive"]
 
 
-def file_filters(args: argparse.Namespace, settings: config.Settings | None) -> Filters:
-    """What ``sylk grep`` (with its ``settings``: what ``search.exclude`` leaves out too) and
-    ``sylk refs`` (None: the files' filters alone) are limited to: --lang, --glob, --package,
-    --exclude. CliError (exit 2) for a bad value."""
-    try:
-        languages = check_values("--lang", "languages", args.lang or ())
-        exclude = parse_exclusions("--exclude", args.exclude or (), line=settings is not None,
-                                   files=settings is None)
-        filters = Filters(languages=languages, paths=tuple(args.glob or ()), packages=tuple(args.package or ()),
-                          exclude=exclude)
-        return filters if settings is None else default_exclusions(filters, settings.search, line=True)
-    except QueryError as exc:
-        raise CliError(str(exc), 2) from exc
-
-
 def cmd_grep(args: argparse.Namespace) -> int:
     root = workspace_root(args.path)
     settings = settings_for(root)
-    filters = file_filters(args, settings)
+    filters = flag_filters(args, line=True)
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}", 2)
-    req = GrepRequest(args.pattern, "exact" if args.fixed_strings else "regex", _case(args), args.word_regexp,
-                      filters,
-                      limit=None if args.count else args.limit, time_limit_s=None)
+    try:
+        req = line_request(settings.search, args.pattern, "exact" if args.fixed_strings else "regex",
+                           filters=filters, case=_case(args), whole_word=args.word_regexp,
+                           limit=None if args.count else args.limit, time_limit_s=None)
+    except QueryError as exc:  # a value of search.exclude
+        raise CliError(str(exc), 2) from exc
     ws = open_index(root, settings=settings)
     try:
         if not args.no_refresh:
@@ -85,14 +64,13 @@ def cmd_grep(args: argparse.Namespace) -> int:
 def search_lines(args: argparse.Namespace, root: Path, settings: config.Settings, filters: Filters) -> int:
     """``sylk search '/regex/'``: the lines it matches (smart case), as ``sylk grep`` prints them."""
     if filters != line_filters(filters):
-        raise CliError("a /regex/ query filters by --lang, --type, --path, --kind and --package only", 2)
+        raise CliError(f"a /regex/ query filters by {line_flags()} only", 2)
     pattern = parse_inline(args.query)[0][1:-1]
     try:
-        filters = default_exclusions(filters, settings.search, line=True)
-    except QueryError as exc:
+        req = line_request(settings.search, pattern, "regex", filters=filters, case="smart", offset=args.offset,
+                           limit=args.limit if args.limit is not None else settings.search.limit)
+    except QueryError as exc:  # a value of search.exclude
         raise CliError(str(exc), 2) from exc
-    req = GrepRequest(pattern, "regex", "smart", filters=filters, offset=args.offset,
-                      limit=args.limit if args.limit is not None else settings.search.limit)
     ws = open_index(root, settings=settings)
     try:
         if not args.no_refresh:

@@ -2,9 +2,10 @@
 with the agent options of ``sylk/search``), ``search_symbol``, ``grep`` and
 ``find_similar_code`` (``sylk/similar``: the code nearest by meaning to a place).
 
-Requests are parsed by ``params.request_from_params`` and ``line_request_from_params``
-(the same filters and checks as ``sylk/search``); over_folders.py answers them over the
-open folders, as it does for the language server.
+The filter arguments are made from the filter table (arguments.py) and read, with the
+query's inline filters, into the requests every front end builds (query.search_request,
+query.line_request); over_folders.py answers them over the open folders, as it does for
+the language server.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
-import attrs
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -21,19 +21,30 @@ from pydantic import Field
 
 from .. import over_folders
 from .. import wire as shared
-from ..config import Settings, camel, snake
+from ..config import Settings
 from ..engine.workspace import Workspace
 from ..errors import FieldError, IndexClosed
 from ..search import agent
 from ..search.file_lines import file_lines
 from ..search.grep import GrepResult
 from ..search.merge import MergedResult
-from ..params import line_request_from_params, request_from_params
-from ..search.query import MODES, TYPES, Filters, GrepRequest, QueryError, SearchRequest, parse_exclusions
+from ..search.query import (
+    MODES,
+    Filters,
+    GrepRequest,
+    QueryError,
+    SearchRequest,
+    check_min_score,
+    line_request,
+    parse_exclusions,
+    read_filters,
+    search_request,
+)
 from ..search.results import SearchResult
-from ..model import ROLES, SYMBOL_KINDS
+from ..model import SYMBOL_KINDS
 from ..search.symbol_search import SymbolFilter
 from . import wire
+from .arguments import filter_arguments
 from .docs import FIND_SIMILAR_CODE_DOC, GREP_DOC, SEARCH_CODE_DOC, SEARCH_SYMBOL_DOC
 from .folders import Folder, Folders
 
@@ -42,29 +53,25 @@ MAX_SYMBOL_WINDOW = 2000  # offset + limit of symbol pages
 SIMILAR = 10  # find_similar_code's default number of chunks
 
 ModeName = Literal[MODES]  # type: ignore[valid-type]
-RoleName = Literal[ROLES]  # type: ignore[valid-type]
 SymbolKind = Literal[SYMBOL_KINDS]  # type: ignore[valid-type]
 GroupName = Literal[agent.GROUP_BY]  # type: ignore[valid-type]
 CaseName = Literal["smart", "sensitive", "insensitive"]
 
-# QueryError fields (``sylk/search`` params) whose tool argument is not the field in snake_case
-_ARGUMENT = {"caseSensitive": "case"}
+_CASE: dict[str, bool | str] = {"smart": "smart", "sensitive": True, "insensitive": False}
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 Engines = list[tuple[Folder, Workspace]]
 T = TypeVar("T")
 
 
-def argument_error(exc: QueryError, params: Mapping[str, Any]) -> ToolError:
-    """A QueryError about ``params`` (``search_params``) as a tool error naming the argument;
-    a field no argument gave is an inline filter of the query."""
-    name = exc.field.removeprefix("filters.")
-    given = name in params.get("filters", {}) if exc.field.startswith("filters.") else exc.field in params
+def argument_error(exc: QueryError, filters: Mapping[str, Any]) -> ToolError:
+    """A QueryError as a tool error naming the argument: a filter given (``filters``, by
+    name), the query or the floor; else an inline filter of the query, or a setting."""
     message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
     if exc.field.startswith("search."):
         return ToolError(f"the setting {exc.field} is invalid: {message}")
-    if not given:
-        return ToolError(f"invalid argument query: inline filter {exc.field}: {message}")
-    return ToolError(f"invalid argument {_ARGUMENT.get(name) or snake(name)}: {message}")
+    if exc.field in ("query", "min_score") or filters.get(exc.field) is not None:
+        return ToolError(f"invalid argument {exc.field}: {message}")
+    return ToolError(f"invalid argument query: inline filter {exc.field}: {message}")
 
 
 def exclusions(items: list[str] | None, *, line: bool = False, files: bool = False) -> Filters | None:
@@ -73,16 +80,6 @@ def exclusions(items: list[str] | None, *, line: bool = False, files: bool = Fal
         return parse_exclusions("exclude", items or (), line=line, files=files)
     except QueryError as exc:
         raise ToolError(f"invalid argument exclude: {str(exc).split(': ', 1)[-1]}") from exc
-
-
-def search_params(query: str, mode: str, limit: int, offset: int, filters: Mapping[str, Any],
-                  options: Mapping[str, Any]) -> dict[str, Any]:
-    """``sylk/search`` params from tool arguments (snake_case, camelCased here): the filters
-    and options given (None or False: left to the default)."""
-    params: dict[str, Any] = {"query": query, "mode": mode, "limit": limit, "offset": offset,
-                              "filters": {camel(k): v for k, v in filters.items() if v or v is False}}
-    params.update({camel(k): v for k, v in options.items() if v is not None and v is not False})
-    return params
 
 
 async def _over(folders: Folders, run: Callable[..., T], *args: Any) -> T:
@@ -99,29 +96,12 @@ def setup(app: MCPServer, folders: Folders) -> None:
     settings = folders.command_line_settings  # the defaults the schemas show
 
     @app.tool(description=SEARCH_CODE_DOC, annotations=READ_ONLY)
+    @filter_arguments(lambda s: True)
     async def search_code(
         query: Annotated[str, Field(description="Words, an identifier, or a description of what the code does; "
                                                 "may hold inline filters (lang:go path:src/** kind:function)")],
         mode: Annotated[ModeName, Field(description="hybrid (default): words and meaning fused; lexical: words "
                                                     "only; semantic: meaning only")] = settings.search.mode,
-        languages: Annotated[list[str] | None, Field(description="Only these languages, e.g. python, go, "
-                                                                 "typescript, rust, java, markdown")] = None,
-        types: Annotated[list[str] | None, Field(description="Only these document types: "
-                                                             + ", ".join(TYPES)
-                                                             + ", or a virtual document type (note, ...); "
-                                                             "git_commit searches commit messages")] = None,
-        paths: Annotated[list[str] | None, Field(description="Only files matching these gitignore-style globs, "
-                                                             "relative to the workspace root")] = None,
-        kinds: Annotated[list[str] | None, Field(description="Only chunks of these kinds: function, method, "
-                                                             "class, struct, interface, heading, ...")] = None,
-        packages: Annotated[list[str] | None, Field(description="Only these packages and the packages below "
-                                                                "them: a Go import path, a Java package, a Python "
-                                                                "module (asyncio holds asyncio.tasks), a "
-                                                                "package.json name, a Rust crate, else a folder")] = None,
-        roles: Annotated[list[RoleName] | None, Field(description="Only code with these roles, told from names "
-                                                                  "and paths (test code, repositories, ...)")] = None,
-        exported: Annotated[bool | None, Field(description="true: only code of exported (public) definitions; "
-                                                           "false: only the rest; unset: both")] = None,
         exclude: Annotated[list[str] | None, Field(description="Leave out what these filters match, written as "
                                                                "inline filters: path:vendor/**, role:test, "
                                                                "lang:markdown, kind:heading, ...")] = None,
@@ -131,14 +111,6 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                                        "page")] = 0,
         context_lines: Annotated[int, Field(ge=0, le=20, description="Lines of context around the best "
                                                                     "matching line in each snippet")] = 2,
-        tags: Annotated[list[str] | None, Field(description="Only files and documents with one of these user "
-                                                            "tags")] = None,
-        authors: Annotated[list[str] | None, Field(description="Only files whose last commit is by one of these "
-                                                               "authors (git repositories)")] = None,
-        modified_after: Annotated[str | None, Field(description="Only files last committed on or after this "
-                                                                "date, e.g. 2024-05-31 (git)")] = None,
-        modified_before: Annotated[str | None, Field(description="Only files last committed before this "
-                                                                 "date (git)")] = None,
         expand: Annotated[bool, Field(description="Also search the words inside identifiers and common "
                                                   "synonyms (delete/remove, fetch/get ...); reported as "
                                                   "expandedTerms")] = False,
@@ -159,21 +131,17 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                                                          "the semantic side found whose similarity "
                                                                          "is below it (0: no floor; default: the "
                                                                          "search.minScore setting)")] = None,
+        **filters: Any,
     ) -> dict[str, Any]:
-        params = search_params(query, mode, limit, offset, filters={
-            "languages": languages, "types": types, "paths": paths, "kinds": kinds, "packages": packages,
-            "roles": roles, "tags": tags, "authors": authors, "modified_after": modified_after,
-            "modified_before": modified_before, "exported": exported,
-        }, options={
-            "context_lines": context_lines, "expand": expand, "fuzzy": fuzzy, "group_by": group_by,
-            "facets": facets, "related_files": related_files, "follow_ups": follow_ups, "summary": summary,
-            "explain": explain, "min_score": min_score,
-        })
-        left_out = Filters(exclude=exclusions(exclude))
+        left_out = exclusions(exclude)
+        floor = {} if min_score is None else {"min_score": check_min_score("min_score", min_score)}
 
         def build(s: Settings) -> SearchRequest:  # with each folder's settings
-            req = request_from_params(params, s.search)
-            return attrs.evolve(req, filters=req.filters.merged(left_out))
+            return search_request(s.search, query, mode=mode, limit=limit, offset=offset,
+                                  filters=read_filters(filters, exclude=left_out), context_lines=context_lines,
+                                  expand=expand, fuzzy=fuzzy, group_by=group_by, facets=facets,
+                                  related_files=related_files, follow_ups=follow_ups, summary=summary,
+                                  explain=explain, **floor)
         try:
             req = build(folders.settings)
             if not req.query.strip():
@@ -181,7 +149,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                 "nothing)")
             answered = await _over(folders, over_folders.search, build)
         except QueryError as exc:
-            raise argument_error(exc, params) from exc
+            raise argument_error(exc, filters) from exc
         return _search_answer(folders, answered, over_folders.prepared(req), facets)
 
     @app.tool(description=SEARCH_SYMBOL_DOC, annotations=READ_ONLY)
@@ -208,36 +176,29 @@ def setup(app: MCPServer, folders: Folders) -> None:
                 **folders.indexing_note()}
 
     @app.tool(description=GREP_DOC, annotations=READ_ONLY)
+    @filter_arguments(lambda s: s.line)
     async def grep(
         pattern: Annotated[str, Field(description="A regular expression (Python re), or a literal with exact=true")],
         exact: Annotated[bool, Field(description="pattern is a literal string, punctuation and all")] = False,
         case: Annotated[CaseName, Field(description="smart (default): case-insensitive unless the pattern has an "
                                                     "upper-case letter; sensitive; insensitive")] = "smart",
         whole_word: Annotated[bool, Field(description="Only matches that are whole words (rg -w)")] = False,
-        languages: Annotated[list[str] | None, Field(description="Only these languages")] = None,
-        paths: Annotated[list[str] | None, Field(description="Only files matching these gitignore-style globs")] = None,
-        kinds: Annotated[list[str] | None, Field(description="Only lines inside a symbol of these kinds "
-                                                             "(function, method, class, ...)")] = None,
-        packages: Annotated[list[str] | None, Field(description="Only these packages and those below them")] = None,
         exclude: Annotated[list[str] | None, Field(description="Leave out files these filters match: path:GLOB, "
                                                                "lang:L, type:T, package:P")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Lines per page")] = 50,
         offset: Annotated[int, Field(ge=0, description="Lines to skip: the nextOffset of the previous page")] = 0,
+        **filters: Any,
     ) -> dict[str, Any]:
-        params = search_params(pattern, "exact" if exact else "regex", limit, offset,
-                               filters={"languages": languages, "paths": paths, "kinds": kinds,
-                                        "packages": packages},
-                               options={"whole_word": whole_word})
-        params["caseSensitive"] = {"smart": "smart", "sensitive": True, "insensitive": False}[case]
-        left_out = Filters(exclude=exclusions(exclude, line=True))
+        left_out = exclusions(exclude, line=True)
 
         def build(s: Settings) -> GrepRequest:  # with each folder's settings
-            req = line_request_from_params(params, s.search)
-            return attrs.evolve(req, filters=req.filters.merged(left_out))
+            return line_request(s.search, pattern, "exact" if exact else "regex",
+                                filters=read_filters(filters, exclude=left_out), case=_CASE[case],
+                                whole_word=whole_word, limit=limit, offset=offset)
         try:
             answered = await _over(folders, over_folders.grep, build)
         except QueryError as exc:
-            raise argument_error(exc, params) from exc
+            raise argument_error(exc, filters) from exc
         except FieldError as exc:  # the pattern
             raise ToolError(f"invalid argument pattern: {str(exc).removeprefix('query: ')}") from None
         result: GrepResult = answered.merged.result

@@ -10,7 +10,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -19,9 +19,10 @@ from ..config import SearchSettings
 from ..errors import FieldError
 from ..ingest.packages import within
 from ..languages import BY_NAME
-from ..model import BOUND, CHUNK_KINDS, FILE_TYPES, FILTERS, ROLES, SEARCH_MODES, TIME, VALUES
+from ..model import BOUND, CHUNK_KINDS, FILE_TYPES, FILTERS, ROLES, SEARCH_MODES, TIME, VALUES, FilterSpec
 from ..text.query_tree import QuerySyntaxError, QueryWords, read
-from .filters import BY_INLINE, FILE_FILTERS, LINE_FILTERS, Filters
+from .agent import expand_terms
+from .filters import BY_FIELD, BY_INLINE, FILE_FILTERS, LINE_FILTERS, Filters
 from .fusion import RRF_K
 
 MODES = SEARCH_MODES
@@ -174,6 +175,44 @@ def parse_exclusions(field: str, items: Sequence[str], *, line: bool = False,
     return None if out.empty else out
 
 
+def read_filters(given: Mapping[str, Any], field_of: Callable[[FilterSpec], str] = lambda s: s.name,
+                 specs: Sequence[FilterSpec] = FILTERS, exclude: Filters | None = None) -> Filters:
+    """The filters a front end was given, by the field of each (``Filters``' names; None or
+    an empty list: not given), each value checked by its shape; QueryError names the field
+    as the front end calls it (``field_of``: ``filters.languages``, ``--lang``, ``languages``).
+    Those given that are not in ``specs`` are an error too. The one reader of filter values
+    for the LSP's params, MCP's arguments and the command line's flags."""
+    known = {s.name: s for s in specs}
+    out: dict[str, Any] = {}
+    for name, value in given.items():
+        spec = known.get(name) or BY_FIELD[name]
+        field = field_of(spec)
+        if value is None or (spec.shape == VALUES and not value):
+            continue
+        if name not in known:
+            raise QueryError(field, f"not supported here (supported: {', '.join(field_of(s) for s in specs)})")
+        if spec.shape == VALUES:
+            out[name] = check_values(field, name, _strings(field, value))
+        elif spec.shape == BOUND:
+            out[name] = check_bound(field, value)
+        elif spec.shape == TIME:
+            try:
+                out[name] = parse_time(field, value)
+            except ValueError as exc:
+                raise QueryError(field, str(exc).split(": ", 1)[1]) from None
+        else:
+            out[name] = check_exported(field, value)
+    return Filters(**out, exclude=exclude)
+
+
+def _strings(field: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise QueryError(field, "expected a string or a list of strings")
+
+
 def read_value(field: str, shape: str, value: str) -> Any:
     """A single-valued filter's value as written in a query or on the command line."""
     if shape == BOUND:
@@ -279,6 +318,23 @@ def from_settings(settings: SearchSettings, query: str, **fields: Any) -> Search
     given = {**defaults, **fields}
     given["filters"] = default_exclusions(given.get("filters", Filters()), settings)
     return SearchRequest(query=query, **given)
+
+
+def search_request(settings: SearchSettings, query: str, *, filters: Filters = Filters(), expand: bool = False,
+                   **fields: Any) -> SearchRequest:
+    """A ranked search as every front end asks for one: ``query`` with its inline filters
+    (joined to ``filters``), ``expand``'s added words (agent.expand_terms: not the words left
+    out), the rest of ``fields`` or the settings' (from_settings)."""
+    text, inline = parse_inline(query)
+    extra = expand_terms(read_words(text).text) if expand else ()
+    return from_settings(settings, text, filters=filters.merged(inline), expand=expand, extra_terms=extra, **fields)
+
+
+def line_request(settings: SearchSettings, pattern: str, mode: str, *, filters: Filters = Filters(),
+                 **fields: Any) -> GrepRequest:
+    """A line search as every front end asks for one: its filters leave out what
+    ``search.exclude`` does (default_exclusions); ``fields`` as GrepRequest's."""
+    return GrepRequest(pattern, mode, filters=default_exclusions(filters, settings, line=True), **fields)
 
 
 def default_exclusions(filters: Filters, settings: SearchSettings, *, line: bool = False) -> Filters:
