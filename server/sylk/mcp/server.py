@@ -12,9 +12,9 @@ resources'. Tools: ``search_code``, ``search_symbol``, ``grep``, ``find_similar_
 Each folder's index opens and is brought up to date in the background, then git
 metadata is refreshed and pending chunks are embedded, and changes on disk (or another
 process's index runs) are followed: tools answer at once from what is indexed, and
-their results say how complete the index is. Requests are parsed by the core's own
-parsers (``params.request_from_params``: the same filters and checks as ``sylk/search``);
-results are shaped by mcp/wire.py and the JSON shared with the CLI (sylk/wire.py).
+their results say how complete the index is. Requests are built by the core's own
+builders (query.search_request, query.line_request: the same filters and checks as
+``sylk/search``, the filter arguments made from the filter table by arguments.py); results are shaped by mcp/wire.py and the JSON shared with the CLI (sylk/wire.py).
 
 Only MCP messages go to stdout (the SDK points the process's fd 1 at stderr while
 it serves, so worker processes cannot write there either); logs go to stderr.
