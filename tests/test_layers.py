@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sylk.jobs", "sylk.watch", "sylk.steps"),  # the long-running service's parts
     ("sylk.disk",),  # the served workspace's side of the disk: watcher, changes, reconcile
     ("sylk.service",),  # one WorkspaceService for every front end
-    ("sylk.over_folders",),  # searches over a front end's folders
+    ("sylk.over_folders", "sylk.status"),  # searches and status over a front end's folders
     # the JSON the front ends share (status, CLI/MCP hits and symbols); sylk/search params read
     ("sylk.wire", "sylk.params"),
     ("sylk.lsp", "sylk.mcp"),  # front ends: neither imports the other

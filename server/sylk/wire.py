@@ -197,10 +197,10 @@ def skipped_limit(choice: str) -> int | None:
     return None if choice == "all" else SKIPPED_EXAMPLES
 
 
-def trust_json(settings: Settings) -> dict[str, Any]:
+def trust_json(trusted: bool) -> dict[str, Any]:
     """Whether the workspace is trusted (``trusted``), and when not, what that means
     (``trustMessage``): every front end's status says it."""
-    return {"trusted": True} if settings.trusted else {"trusted": False, "trustMessage": UNTRUSTED}
+    return {"trusted": True} if trusted else {"trusted": False, "trustMessage": UNTRUSTED}
 
 
 def status_json(status: IndexStatus) -> dict[str, Any]:

@@ -282,7 +282,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         index_dir = config.index_dir_for(root, settings)
         if args.format == "json":
             print(json.dumps({"root": str(root), "indexed": False, "indexDir": str(index_dir),
-                              **wire.trust_json(settings)}, indent=2))
+                              **wire.trust_json(settings.trusted)}, indent=2))
         else:
             print(f"{root}: not indexed ('sylk index {root}' indexes it)")
             if not settings.trusted:
@@ -296,7 +296,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         ws.close()
     status = 0 if check is None or check.clean else 1
     if args.format == "json":
-        out = {"indexed": True, **wire.status_json(st), **wire.trust_json(settings)}
+        out = {"indexed": True, **wire.status_json(st), **wire.trust_json(settings.trusted)}
         if check is not None:
             out["verify"] = verification_json(check)
         print(json.dumps(out, indent=2))

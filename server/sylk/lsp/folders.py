@@ -19,11 +19,12 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from .. import config, wire
+from .. import config
 from ..engine.indexer import IndexReport, Progress
 from ..engine.status import SKIPPED_EXAMPLES
 from ..jobs import Jobs
 from ..service import ServedFolder, WorkspaceService
+from ..status import FolderStatus, folder_status
 from ..steps import INDEXING, Severity, progress_text
 from .convert import path_to_uri, uri_to_rel
 
@@ -128,23 +129,5 @@ class Folder(ServedFolder):
         self.host.end_progress(handle, message)
 
     # state ---------------------------------------------------------------------------
-    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
-        service, engine = self.service, self.service.engine
-        watcher = service.watcher
-        out: dict[str, Any] = {
-            "root": str(self.root),
-            "ready": engine is not None and not service.indexing, "indexing": service.indexing,
-            "embedding": service.embedding,
-            "watch": {"active": service.watching, "error": watcher.error if watcher else None,
-                      "pendingChanges": service.changes.pending, "changesApplied": service.changes_applied},
-            **wire.trust_json(service.settings)}
-        if engine is not None:
-            out.update(wire.status_json(engine.status(skipped_limit)))
-            out["semantic"] = {"ready": engine.semantic_ready, "state": self.semantic_state(),
-                               "model": engine.embedder.model_id if engine.embedder else None,
-                               "message": engine.semantic_message}
-        if service.last_report is not None:
-            out["lastRun"] = service.last_report.summary()
-        elif engine is None and service.open_error:  # the index could not be opened (a folder not Sylk's, ...)
-            out["lastRun"] = f"not indexed: {service.open_error}"
-        return out
+    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> FolderStatus:
+        return folder_status(self.service, skipped_limit)

@@ -28,8 +28,9 @@ from .. import __version__, config, settings_sources
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
+from ..status import Rollup
 from ..steps import INDEXING
-from . import edge
+from . import edge, wire
 from .convert import uri_to_rel
 from .folders import Folder
 
@@ -277,25 +278,9 @@ class SylkServer(LanguageServer):
         return any(f.indexing for f in self.folders.values())
 
     def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
-        """The first folder's state at the top level (the common single-folder case), every
-        folder's under ``folders``, and the watch counters summed. ``skipped_limit``: how
-        many skipped files of each reason to name (None: all)."""
-        per = [f.status(skipped_limit) for f in self.folders.values()]
-        if not per:
-            return {"ready": False, "indexing": False, "embedding": False, "folders": [],
-                    "watch": {"active": False, "error": None, "pendingChanges": 0, "changesApplied": 0}}
-        out = dict(per[0])
-        out["ready"] = all(p["ready"] for p in per)
-        out["indexing"] = any(p["indexing"] for p in per)
-        out["embedding"] = any(p["embedding"] for p in per)
-        out["watch"] = {"active": all(p["watch"]["active"] for p in per),
-                        "error": next((p["watch"]["error"] for p in per if p["watch"]["error"]), None),
-                        "pendingChanges": sum(p["watch"]["pendingChanges"] for p in per),
-                        "changesApplied": sum(p["watch"]["changesApplied"] for p in per)}
-        if not all(p["trusted"] for p in per):  # one untrusted folder: the status says so at the top
-            out.update(next({"trusted": False, "trustMessage": p["trustMessage"]} for p in per if not p["trusted"]))
-        out["folders"] = per
-        return out
+        """``sylk/status`` over the folders (lsp/wire.py); ``skipped_limit``: how many skipped
+        files of each reason to name (None: all)."""
+        return wire.workspace_status_to_wire(Rollup([f.status(skipped_limit) for f in self.folders.values()]))
 
     def shutdown_work(self) -> None:
         self.cancel.set()

@@ -14,6 +14,7 @@ from ..search.agent import RelatedFile
 from ..search.grep import LineHit
 from ..search.results import Commit, Hit
 from ..search.roles import roles_of
+from ..status import FolderStatus, Rollup, Watch
 from . import convert, uris
 
 # a virtual document's id -> its id, type, title, tags and metadata (None: not found)
@@ -89,3 +90,36 @@ def related_file_to_wire(f: RelatedFile, root: Path | None = None) -> dict[str, 
     if root is not None and f.path is not None:
         out["uri"] = convert.path_to_uri(root, f.path)
     return out
+
+
+def status_to_wire(st: FolderStatus) -> dict[str, Any]:
+    """One folder's ``sylk/status``: its state, watcher, trust, index and semantic side, and
+    the last run's summary (or why the index could not be opened)."""
+    out: dict[str, Any] = {"root": str(st.root), "ready": st.ready, "indexing": st.indexing,
+                           "embedding": st.embedding, "watch": _watch(st.watch), **shared.trust_json(st.trusted)}
+    if st.index is not None and st.semantic is not None:
+        out.update(shared.status_json(st.index))
+        out["semantic"] = {"ready": st.semantic.ready, "state": st.semantic.state, "model": st.semantic.model,
+                           "message": st.semantic.message}
+    if st.last_report is not None:
+        out["lastRun"] = st.last_report.summary()
+    elif st.index is None and st.open_error:  # the index could not be opened (a folder not Sylk's, ...)
+        out["lastRun"] = f"not indexed: {st.open_error}"
+    return out
+
+
+def workspace_status_to_wire(r: Rollup) -> dict[str, Any]:
+    """``sylk/status``: the first folder's at the top level (the common one-folder case),
+    every folder's under ``folders``; ready, indexing, embedding, trust and the watch
+    counters over them all."""
+    per = [status_to_wire(f) for f in r.folders]
+    out = dict(per[0]) if per else {}
+    out.update({"ready": r.ready, "indexing": r.indexing, "embedding": r.embedding, "watch": _watch(r.watch),
+                "folders": per})
+    if not r.trusted:  # one untrusted folder: the status says so at the top
+        out.update(shared.trust_json(False))
+    return out
+
+
+def _watch(w: Watch) -> dict[str, Any]:
+    return {"active": w.active, "error": w.error, "pendingChanges": w.pending, "changesApplied": w.applied}

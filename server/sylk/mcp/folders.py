@@ -32,6 +32,7 @@ from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from ..service import ServedFolder, WorkspaceService
+from ..status import Rollup, folder_status
 from ..steps import Severity
 from . import wire
 
@@ -69,19 +70,6 @@ class Folder(ServedFolder):
 
     def log(self, text: str, severity: Severity = Severity.LOG) -> None:
         log.log(LOG_LEVELS[severity], "%s: %s", self.name, text)
-
-    # state ---------------------------------------------------------------------------
-    def state(self) -> str:
-        """opening, unavailable (the index cannot open), indexing, embedding or ready."""
-        ws = self.service
-        if ws.engine is None:
-            return "unavailable" if ws.opened.is_set() and ws.open_error else "opening"
-        if ws.indexing:
-            return "indexing"
-        return "embedding" if ws.embedding else "ready"
-
-    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
-        return wire.status_json(self.service, self.state(), self.notes, skipped_limit)
 
 
 def path_of_uri(uri: str) -> Path | None:
@@ -251,6 +239,13 @@ class Folders:
                       for f in folders if f.service.open_error]
             raise ToolError("; ".join(errors) or "the index is still opening; try again in a few seconds")
         return found  # type: ignore[return-value]
+
+    def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
+        """``get_status`` and ``sylk://status`` over the folders (status.py, mcp/wire.py);
+        blocking: on a worker thread."""
+        each = self.all()
+        rollup = Rollup([folder_status(f.service, skipped_limit) for f in each])
+        return wire.workspace_status_json(rollup, [f.notes for f in each], self.source, self.notes)
 
     def indexing_note(self) -> dict[str, Any]:
         if not any(f.service.indexing for f in self.folders.values()):

@@ -47,10 +47,8 @@ def _file_symbols(folders: Folders, engines: list[tuple[Folder, Workspace]], pat
 def setup(app: MCPServer, folders: Folders) -> None:
     @app.resource(STATUS_URI, name="status", title="Index status", description=STATUS_RESOURCE_DOC, mime_type=JSON)
     async def status() -> str:
-        each = folders.all()
-        limit = shared.skipped_limit("sample")
-        per = await anyio.to_thread.run_sync(lambda: [f.status(limit) for f in each])
-        return json.dumps(wire.workspace_status_json(per, folders.source, folders.notes), indent=2)
+        status = await anyio.to_thread.run_sync(folders.status, shared.skipped_limit("sample"))
+        return json.dumps(status, indent=2)
 
     @app.resource(SYMBOLS_TEMPLATE, name="symbols", title="A file's symbols", description=SYMBOLS_RESOURCE_DOC,
                   mime_type=JSON)

@@ -133,10 +133,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
         skipped: Annotated[SkippedChoice, Field(description="Skipped files to list: the first 20 of each reason "
                                                             "(sample), or every one (all)")] = "sample",
     ) -> dict[str, Any]:
-        limit = shared.skipped_limit(skipped)
-        each = folders.all()
-        per = await anyio.to_thread.run_sync(lambda: [f.status(limit) for f in each])
-        return wire.workspace_status_json(per, folders.source, folders.notes)
+        return await anyio.to_thread.run_sync(folders.status, shared.skipped_limit(skipped))
 
     @app.tool(description=INDEX_DOC, annotations=INDEXES)
     async def index(

@@ -10,11 +10,10 @@ from typing import Any
 
 from .. import wire
 from ..engine.indexer import IndexReport
-from ..engine.status import SKIPPED_EXAMPLES
 from ..ingest.symbols import Symbol
 from ..search.results import IndexState
 from ..search.symbol_search import SymbolHit
-from ..service import WorkspaceService
+from ..status import FolderStatus, Rollup
 from ..store.manifest import ChunkRecord
 
 
@@ -77,63 +76,53 @@ def semantic_json(index: IndexState, state: str, message: str | None) -> dict[st
     return out
 
 
-def status_json(ws: WorkspaceService, state: str, notes: Sequence[str],
-                skipped_limit: int | None = SKIPPED_EXAMPLES) -> dict[str, Any]:
-    """``get_status``: the service's state (``state``), its index (``skipped_limit``
-    skipped files of each reason named; None: all), its runs, and ``notes``."""
-    engine = ws.engine
-    out: dict[str, Any] = {"root": str(ws.root), "state": state, **wire.trust_json(ws.settings)}
-    if engine is None:
-        if ws.open_error:
-            out["error"] = ws.open_error
+def status_json(st: FolderStatus, notes: Sequence[str]) -> dict[str, Any]:
+    """``get_status`` of one folder: its phase (``state``), its index (the skipped files
+    status.folder_status named), its runs, and ``notes``."""
+    out: dict[str, Any] = {"root": str(st.root), "state": st.phase, **wire.trust_json(st.trusted)}
+    if st.index is None or st.semantic is None:
+        if st.open_error:
+            out["error"] = st.open_error
         return out
-    st = wire.status_json(engine.status(skipped_limit))
-    out.update({
-        "files": st["files"], "symbols": st["symbols"],
-        "chunks": st["chunks"], "embedded": st["embedded"], "pending": st["pending"],
-        "embedFailures": st["embedFailures"], "quick": st["quick"],
-        "languages": st["languages"],
-        "lastIndexed": iso(st["lastIndexed"]),
-        "indexDir": st["indexDir"], "indexBytes": st["indexBytes"],
-        "readOnly": st["readOnly"],
-    })
-    if engine.read_only_reason:
-        out["readOnlyReason"] = engine.read_only_reason
-    out["skipped"] = st["skipped"]
-    out["indexing"] = {"active": ws.indexing, "filesDone": ws.index_progress.done,
-                       "filesTotal": ws.index_progress.total}
-    out["embedding"] = {"active": ws.embedding, "chunksDone": ws.embed_progress.done,
-                        "chunksTotal": ws.embed_progress.total, "state": ws.semantic_state(),
-                        "model": engine.embedder.model_id if engine.embedder else None}
-    if engine.semantic_message:
-        out["embedding"]["message"] = engine.semantic_message
-    if ws.last_embed:
-        out["embedding"]["lastRun"] = {"chunks": ws.last_embed.chunks, "seconds": round(ws.last_embed.seconds, 2),
-                                       "at": iso(ws.last_embed.at)}
-    if ws.last_report is not None:
-        out["lastRun"] = {**report_json(ws.last_report), "at": iso(ws.last_run_at)}
-    out["watch"] = {"active": ws.watching, **({"error": ws.watcher.error} if ws.watcher and ws.watcher.error
-                                              else {})}
+    ix = wire.status_json(st.index)
+    out.update({k: ix[k] for k in ("files", "symbols", "chunks", "embedded", "pending", "embedFailures", "quick",
+                                   "languages")})
+    out.update({"lastIndexed": iso(ix["lastIndexed"]), "indexDir": ix["indexDir"], "indexBytes": ix["indexBytes"],
+                "readOnly": ix["readOnly"]})
+    if st.read_only_reason:
+        out["readOnlyReason"] = st.read_only_reason
+    out["skipped"] = ix["skipped"]
+    out["indexing"] = {"active": st.indexing, "filesDone": st.index_progress.done,
+                       "filesTotal": st.index_progress.total}
+    out["embedding"] = {"active": st.embedding, "chunksDone": st.embed_progress.done,
+                        "chunksTotal": st.embed_progress.total, "state": st.semantic.state,
+                        "model": st.semantic.model}
+    if st.semantic.message:
+        out["embedding"]["message"] = st.semantic.message
+    if st.last_embed:
+        out["embedding"]["lastRun"] = {"chunks": st.last_embed.chunks, "seconds": round(st.last_embed.seconds, 2),
+                                       "at": iso(st.last_embed.at)}
+    if st.last_report is not None:
+        out["lastRun"] = {**report_json(st.last_report), "at": iso(st.last_run_at)}
+    out["watch"] = {"active": st.watch.active, **({"error": st.watch.error} if st.watch.error else {})}
     if notes:
         out["notes"] = list(notes)
     return out
 
 
-# a status's state over several folders: the first of these any folder is in
-STATES = ("opening", "indexing", "embedding", "unavailable", "ready")
-
-
-def workspace_status_json(per: Sequence[dict[str, Any]], source: str | None, notes: Sequence[str]) -> dict[str, Any]:
-    """``get_status`` (and ``sylk://status``) over the folders served (``per``: each one's
-    ``status_json``, in order): the first folder's status at the top level (the common
+def workspace_status_json(r: Rollup, notes_of: Sequence[Sequence[str]], source: str | None,
+                          notes: Sequence[str]) -> dict[str, Any]:
+    """``get_status`` (and ``sylk://status``) over the folders served (``notes_of``: each
+    one's notes, in order): the first folder's status at the top level (the common
     one-folder case), every folder's under ``folders`` when there are several, where
     they come from (``roots``: the client's or the command line's), and ``notes``."""
+    per = [status_json(f, n) for f, n in zip(r.folders, notes_of, strict=True)]
     if not per:
         return {"state": "opening", "roots": {"from": source, "folders": []}, **({"notes": list(notes)} if notes
                                                                                  else {})}
     out = dict(per[0])
     if len(per) > 1:
-        out["state"] = next(s for s in STATES if any(p["state"] == s for p in per) or s == "ready")
+        out["state"] = r.phase
         out["folders"] = list(per)
     out["roots"] = {"from": source, "folders": [p["root"] for p in per]}
     if notes:
