@@ -150,3 +150,23 @@ def test_a_folder_that_only_says_why_it_found_nothing_is_quiet_when_another_foun
     merged = merge_results([found, empty, waiting], 0, 10, asked=3).result
     assert merged.hits == [hit] and merged.message == "semantic search is not ready yet"
     assert merge_results([empty, waiting], 0, 10, asked=2).result.message == f"{floor}; semantic search is not ready yet"
+
+
+def test_the_folder_holding_a_path_is_the_innermost(tmp_path: Path):
+    """over_folders.holding: the one rule for an LSP document's folder and a path given to MCP."""
+    from types import SimpleNamespace
+
+    from sylk.over_folders import holding
+
+    outer, inner, other = tmp_path / "outer", tmp_path / "outer" / "vendor" / "lib", tmp_path / "other"
+    for d in (inner / "src", other):
+        d.mkdir(parents=True)
+    (inner / "src" / "a.py").write_text("x = 1\n")
+    (other / "link.py").symlink_to(inner / "src" / "a.py")
+    folders = [SimpleNamespace(root=r) for r in (outer, inner, other)]
+    assert holding(folders, inner / "src" / "a.py") == (folders[1], "src/a.py")
+    assert holding(folders, outer / "vendor" / "x.py") == (folders[0], "vendor/x.py")  # need not exist
+    assert holding(folders, outer / "vendor" / ".." / "b.py") == (folders[0], "b.py")
+    assert holding(folders, inner) == (folders[1], "")
+    assert holding(folders, other / "link.py") == (folders[1], "src/a.py")  # as the index names the file
+    assert holding(folders, tmp_path / "elsewhere.py") is None

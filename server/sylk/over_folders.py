@@ -14,7 +14,9 @@ none left is ``NoAnswer``.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Generic, TypeVar
 
 import attrs
@@ -36,6 +38,22 @@ from .service import ServedFolder
 T = TypeVar("T")
 M = TypeVar("M", MergedResult, MergedLines, list[tuple[int, SymbolHit]])
 REBUILT = "the index is being rebuilt; ask again in a moment"
+
+
+F = TypeVar("F", bound=ServedFolder)
+
+
+def holding(folders: Sequence[F], path: Path) -> tuple[F, str] | None:
+    """The folder holding the absolute ``path`` (the innermost, for nested folders) and the
+    path relative to its root ("" for the root itself): the path resolved (symlinks,
+    as the index names files), else as written; None when no folder holds it. The one
+    rule for a document of the LSP and a path given to MCP."""
+    for candidate in dict.fromkeys((path.resolve(), Path(os.path.normpath(path)))):
+        inside = [f for f in folders if candidate.is_relative_to(f.root)]
+        if inside:
+            folder = max(inside, key=lambda f: len(f.root.parts))
+            return folder, candidate.relative_to(folder.root).as_posix().removeprefix(".")
+    return None
 
 
 class NoAnswer(Exception):

@@ -24,14 +24,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from .. import __version__, config, settings_sources
+from .. import __version__, config, over_folders, settings_sources
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
 from ..status import Rollup
 from ..steps import INDEXING
 from . import edge, wire
-from .convert import uri_to_rel
 from .folders import Folder
 
 log = logging.getLogger("sylk")
@@ -137,14 +136,10 @@ class SylkServer(LanguageServer):
         return first.settings if first else config.Settings()
 
     def folder_for(self, uri: str) -> tuple[Folder, str] | None:
-        """The folder holding the document ``uri`` (the innermost, for nested folders) and the
-        document's path relative to it."""
-        best: tuple[Folder, str] | None = None
-        for folder in self.folders.values():
-            rel = uri_to_rel(folder.root, uri)
-            if rel is not None and (best is None or len(str(folder.root)) > len(str(best[0].root))):
-                best = (folder, rel)
-        return best
+        """The folder holding the document ``uri`` (over_folders.holding) and the document's
+        path relative to it; None for a document of no folder, or not a file."""
+        fs = to_fs_path(uri)
+        return over_folders.holding(list(self.folders.values()), Path(fs)) if fs is not None else None
 
     def engines(self) -> list[tuple[Folder, Workspace]]:
         return [(f, f.engine) for f in self.folders.values() if f.engine is not None]

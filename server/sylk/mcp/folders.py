@@ -27,7 +27,7 @@ import anyio
 from mcp import types
 from mcp.server.mcpserver.exceptions import ToolError
 
-from .. import config, settings_sources
+from .. import config, over_folders, settings_sources
 from ..engine.status import SKIPPED_EXAMPLES
 from ..engine.workspace import Workspace
 from ..jobs import Jobs
@@ -263,14 +263,12 @@ class Folders:
             raise ToolError(f"invalid argument {argument}: empty")
         given = Path(path).expanduser()
         if given.is_absolute():
-            for candidate in dict.fromkeys((Path(os.path.normpath(given)), given.resolve())):
-                inside = [f for f in folders if candidate.is_relative_to(f.root)]
-                if inside:  # the innermost of nested folders
-                    folder = max(inside, key=lambda f: len(f.root.parts))
-                    return folder, candidate.relative_to(folder.root).as_posix().removeprefix(".")
-            raise ToolError(f"invalid argument {argument}: {path} is not inside "
-                            + ("a workspace folder (" + ", ".join(str(f.root) for f in folders) + ")"
-                               if self.several else f"the workspace folder {folders[0].root}"))
+            found = over_folders.holding(folders, given)
+            if found is None:
+                raise ToolError(f"invalid argument {argument}: {path} is not inside "
+                                + ("a workspace folder (" + ", ".join(str(f.root) for f in folders) + ")"
+                                   if self.several else f"the workspace folder {folders[0].root}"))
+            return found
         rel = os.path.normpath(PurePosixPath(path.replace(os.sep, "/")).as_posix())
         if rel == ".." or rel.startswith("../"):
             raise ToolError(f"invalid argument {argument}: {path} is outside the workspace folder")
