@@ -11,14 +11,34 @@ from typing import Any
 from .. import wire as shared
 from ..model import doc_id, is_virtual
 from ..search.agent import RelatedFile
-from ..search.grep import LineHit
-from ..search.results import Commit, Hit
+from ..engine import documents
+from ..engine.workspace import Workspace
+from ..search.grep import GrepResult, LineHit
+from ..search.query import GrepRequest, SearchRequest
+from ..search.results import Commit, Hit, IndexState, SearchResult
 from ..search.roles import roles_of
 from ..status import FolderStatus, Rollup, Watch
 from . import convert, uris
 
+_NONE = IndexState(0, 0, 0, 0, False)  # no index answered
 # a virtual document's id -> its id, type, title, tags and metadata (None: not found)
 DocumentInfo = Callable[[str], dict[str, Any] | None]
+
+
+def documents_of(engine: Workspace | None) -> DocumentInfo:
+    """The virtual documents of ``engine``, for the hits in them."""
+    def info(id_: str) -> dict[str, Any] | None:
+        doc = documents.get(engine, id_) if engine is not None else None
+        return doc.summary() if doc else None
+    return info
+
+
+def no_answer_to_wire(req: SearchRequest | GrepRequest, query: str, message: str) -> dict[str, Any]:
+    """The answer of a search no folder could answer (``message`` says why); ``query``: as
+    the params gave it."""
+    if isinstance(req, GrepRequest):
+        return shared.line_result_json(GrepResult(req.pattern, req.mode, 0, 0, [], _NONE, message=message))
+    return shared.result_json(SearchResult(query, req.mode, 0, 0, [], {}, _NONE, message))
 
 
 def _range(first: int, end: int) -> dict[str, Any]:
