@@ -1,4 +1,5 @@
-"""The navigation tools: ``find_definition``, ``find_references`` and ``get_callers``,
+"""The navigation tools: ``find_definition``, ``find_references``, ``get_callers`` and
+``find_similar_code`` (``sylk/similar``: the code nearest by meaning to a place),
 answered from each open folder's index (definitions ranked as the language server ranks
 them across folders: lsp/navigation.py)."""
 
@@ -21,10 +22,13 @@ from ..languages import language_for_path
 from ..search import definitions, references
 from ..search.file_lines import file_lines, file_text
 from . import wire
-from .docs import FIND_DEFINITION_DOC, FIND_REFERENCES_DOC, GET_CALLERS_DOC
-from .folders import Folders
+from .docs import FIND_DEFINITION_DOC, FIND_REFERENCES_DOC, FIND_SIMILAR_CODE_DOC, GET_CALLERS_DOC
+from ..engine.workspace import Workspace
 from ..search.filters import Filters
+from .folders import Folder, Folders
 from .tools_search import MAX_LIMIT, READ_ONLY, Engines, exclusions
+
+SIMILAR = 10  # find_similar_code's default number of chunks
 
 
 def _definitions(folders: Folders, engines: Engines, name: str, path: str | None,
@@ -135,3 +139,49 @@ def setup(app: MCPServer, folders: Folders) -> None:
                     "nextOffset": wire.next_offset(offset, len(page), offset + len(page) < len(callers))}
 
         return {**await anyio.to_thread.run_sync(run), **folders.indexing_note()}
+
+    @app.tool(description=FIND_SIMILAR_CODE_DOC, annotations=READ_ONLY)
+    async def find_similar_code(
+        path: Annotated[str, Field(description="The file: relative to the workspace root, or absolute")],
+        line: Annotated[int, Field(ge=1, description="A 1-based line of it: the function, class or section "
+                                                     "around it is the code compared")],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Chunks at most")] = SIMILAR,
+    ) -> dict[str, Any]:
+        await folders.engines()
+        folder, rel = folders.locate(path, "path")
+        engine = folder.engine
+        if engine is None:
+            raise ToolError(f"the index of {folder.root} is not open yet; try again in a few seconds")
+        if not folder.settings.embedding.enabled:
+            raise ToolError(f"find_similar_code compares meaning, and semantic search is off for {folder.root} "
+                            "(embedding.enabled = false in its settings); search_code in mode lexical, "
+                            "find_references or grep answer without it")
+        if folder.service.semantic_state() == "unavailable":
+            raise ToolError(f"find_similar_code compares meaning, and semantic search is unavailable: "
+                            f"{engine.semantic_message}")
+        return await anyio.to_thread.run_sync(_similar, folders, folder, engine, rel, path, line, limit)
+
+
+def _similar(folders: Folders, folder: Folder, engine: Workspace, rel: str, path: str, line: int,
+             limit: int) -> dict[str, Any]:
+    """find_similar_code's answer (on a worker thread)."""
+    try:
+        found = engine.similar_at(rel, line - 1, limit)
+    except IndexClosed:
+        raise ToolError(over_folders.REBUILT) from None
+    if not found.indexed:
+        raise ToolError(f"invalid argument path: {path} is not an indexed file"
+                        + (f" of {folder.root}" if folders.several else "")
+                        + " (search_code or search_symbol find the files that are)")
+    lines = file_lines(folder.root / rel) or []
+    if found.chunk is None:
+        raise ToolError(f"invalid argument line: no indexed code at {rel}:{line} (the file has {len(lines)} lines)")
+    out: dict[str, Any] = {"chunk": folders.tagged(folder, wire.chunk_json(found.chunk, None, lines)), "similar": []}
+    for r in found.near or []:
+        out["similar"].append(folders.tagged(folder, wire.chunk_json(
+            r.chunk, r.score, file_lines(folder.root / r.chunk.path) or [])))
+    if found.near is None:
+        out["message"] = (f"this code is not embedded yet ({found.embedded} of {found.chunks} chunks "
+                          "embedded): embedding continues in the background; ask again when get_status says "
+                          "pending is 0")
+    return out

@@ -1,6 +1,5 @@
 """The search tools: ``search_code`` (hybrid, lexical or semantic search over code chunks,
-with the agent options of ``sylk/search``), ``search_symbol``, ``grep`` and
-``find_similar_code`` (``sylk/similar``: the code nearest by meaning to a place).
+with the agent options of ``sylk/search``), ``search_symbol`` and ``grep``.
 
 The filter arguments are made from the filter table (arguments.py) and read, with the
 query's inline filters, into the requests every front end builds (query.search_request,
@@ -23,9 +22,8 @@ from .. import over_folders
 from .. import wire as shared
 from ..config import Settings
 from ..engine.workspace import Workspace
-from ..errors import FieldError, IndexClosed
+from ..errors import FieldError
 from ..search import agent
-from ..search.file_lines import file_lines
 from ..search.grep import GrepResult
 from ..search.merge import MergedResult
 from ..search.query import (
@@ -45,12 +43,11 @@ from ..model import SYMBOL_KINDS
 from ..search.symbol_search import SymbolFilter
 from . import wire
 from .arguments import filter_arguments
-from .docs import FIND_SIMILAR_CODE_DOC, GREP_DOC, SEARCH_CODE_DOC, SEARCH_SYMBOL_DOC
+from .docs import GREP_DOC, SEARCH_CODE_DOC, SEARCH_SYMBOL_DOC
 from .folders import Folder, Folders
 
 MAX_LIMIT = 100  # results per page: an agent's context is the scarce thing
 MAX_SYMBOL_WINDOW = 2000  # offset + limit of symbol pages
-SIMILAR = 10  # find_similar_code's default number of chunks
 
 ModeName = Literal[MODES]  # type: ignore[valid-type]
 SymbolKind = Literal[SYMBOL_KINDS]  # type: ignore[valid-type]
@@ -209,27 +206,6 @@ def setup(app: MCPServer, folders: Folders) -> None:
         out["nextOffset"] = wire.next_offset(offset, len(result.hits), offset + len(result.hits) < result.total_hits)
         return {**out, **folders.indexing_note()}
 
-    @app.tool(description=FIND_SIMILAR_CODE_DOC, annotations=READ_ONLY)
-    async def find_similar_code(
-        path: Annotated[str, Field(description="The file: relative to the workspace root, or absolute")],
-        line: Annotated[int, Field(ge=1, description="A 1-based line of it: the function, class or section "
-                                                     "around it is the code compared")],
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Chunks at most")] = SIMILAR,
-    ) -> dict[str, Any]:
-        await folders.engines()
-        folder, rel = folders.locate(path, "path")
-        engine = folder.engine
-        if engine is None:
-            raise ToolError(f"the index of {folder.root} is not open yet; try again in a few seconds")
-        if not folder.settings.embedding.enabled:
-            raise ToolError(f"find_similar_code compares meaning, and semantic search is off for {folder.root} "
-                            "(embedding.enabled = false in its settings); search_code in mode lexical, "
-                            "find_references or grep answer without it")
-        if folder.service.semantic_state() == "unavailable":
-            raise ToolError(f"find_similar_code compares meaning, and semantic search is unavailable: "
-                            f"{engine.semantic_message}")
-        return await anyio.to_thread.run_sync(_similar, folders, folder, engine, rel, path, line, limit)
-
 
 def _search_answer(folders: Folders, answered: over_folders.Answered[MergedResult], req: SearchRequest,
                    facets: bool) -> dict[str, Any]:
@@ -254,29 +230,4 @@ def _search_answer(folders: Folders, answered: over_folders.Answered[MergedResul
     if req.related_files:
         out["relatedFiles"] = [folders.tagged(f, shared.related_file_json(r)) for f, r in answered.related]
     out.update(folders.indexing_note())
-    return out
-
-
-def _similar(folders: Folders, folder: Folder, engine: Workspace, rel: str, path: str, line: int,
-             limit: int) -> dict[str, Any]:
-    """find_similar_code's answer (on a worker thread)."""
-    try:
-        found = engine.similar_at(rel, line - 1, limit)
-    except IndexClosed:
-        raise ToolError(over_folders.REBUILT) from None
-    if not found.indexed:
-        raise ToolError(f"invalid argument path: {path} is not an indexed file"
-                        + (f" of {folder.root}" if folders.several else "")
-                        + " (search_code or search_symbol find the files that are)")
-    lines = file_lines(folder.root / rel) or []
-    if found.chunk is None:
-        raise ToolError(f"invalid argument line: no indexed code at {rel}:{line} (the file has {len(lines)} lines)")
-    out: dict[str, Any] = {"chunk": folders.tagged(folder, wire.chunk_json(found.chunk, None, lines)), "similar": []}
-    for r in found.near or []:
-        out["similar"].append(folders.tagged(folder, wire.chunk_json(
-            r.chunk, r.score, file_lines(folder.root / r.chunk.path) or [])))
-    if found.near is None:
-        out["message"] = (f"this code is not embedded yet ({found.embedded} of {found.chunks} chunks "
-                          "embedded): embedding continues in the background; ask again when get_status says "
-                          "pending is 0")
     return out
