@@ -138,3 +138,16 @@ def test_searches_sent_while_the_index_is_cleared_all_get_answers(raw_lsp: Any, 
     raw_until(server, "sylk/status", {}, lambda a: a["result"]["ready"] and not a["result"]["indexing"],
               "the end of the rebuild")
     assert symbols(server, "hello")[0]["name"] == "hello_world"  # and the new index serves
+
+
+def test_the_log_does_not_carry_the_messages(raw_lsp: Any, tiny: Path, tmp_path: Path):
+    """stderr is the editor's log: what the server did, not every answer's body (pygls logs
+    each one at INFO; a big symbol list in one line stalled a reader that gave up on it, and
+    the server then blocked writing to the full pipe)."""
+    server = raw_lsp()
+    server.initialize(tiny, OPTIONS)
+    assert symbols(server, "hello")[0]["name"] == "hello_world"
+    assert server.request(90, "shutdown")["result"] is None
+    assert server.close() == 0
+    log = (tmp_path / "server-0.log").read_text(encoding="utf-8", errors="replace")
+    assert "hello_world" not in log and "Sending data" not in log

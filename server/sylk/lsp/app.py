@@ -147,6 +147,10 @@ def create_server() -> SylkServer:
 
 def serve(tcp: str | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # pygls logs the whole body of every message it sends at INFO: megabytes a minute of
+    # symbol lists in the editor's log, and a server blocked on a full stderr pipe when its
+    # reader falls behind or gives up (a line longer than the reader takes)
+    logging.getLogger("pygls").setLevel(logging.WARNING)
     server = create_server()
     if tcp:
         host, _, port = tcp.rpartition(":")
