@@ -31,7 +31,6 @@ from ..embed.loading import load_embedder
 from ..store import integrity
 from ..store.embedding_cache import EmbeddingCache
 from ..store.chunk_rows import PendingChunk
-from ..store.layout import VECTORS_DIR
 from ..store.stores import Stores
 from ..store.vectors import VectorIndex
 from .quick_pass import QuickPass
@@ -88,7 +87,7 @@ class EmbedQueue:
             if embedder is None:
                 self.message = message or "no embedding model could be loaded"
                 return f"{self.message}; serving lexical results only"
-            vectors = VectorIndex.open(self.stores.index_dir / VECTORS_DIR, embedder.model_id, embedder.dim)
+            vectors = self.stores.open_vectors(embedder.model_id, embedder.dim)
             note = None
             if vectors.rebuilt_reason and self.stores.writable:
                 self.stores.manifest.reset_embedded()
@@ -114,11 +113,7 @@ class EmbedQueue:
         while nothing is loaded are reconciled by the next ``load``, as after a run
         without the model."""
         with self._load_lock, self.lock:
-            with self.stores.vectors_lock:
-                for vectors in self.stores.vector_indexes():
-                    if self.stores.writable and vectors.dirty:
-                        vectors.save()
-                self.stores.vectors = self.stores.quick = None
+            self.stores.detach_vectors()
             self.embedder, self.message, self.tried = None, None, False
             self.quick.forget()
 

@@ -25,7 +25,6 @@ from ..config import EmbeddingSettings
 from ..embed.embedder import Embedder
 from ..embed.loading import load_quick_embedder
 from ..embed.static_encoder import packaged_static_identity
-from ..store.layout import QUICK_VECTORS_DIR
 from ..store.stores import Stores
 from ..store.vectors import VectorIndex
 
@@ -56,7 +55,7 @@ class QuickPass:
         except (OSError, ValueError, KeyError) as exc:
             log.warning("no quick pass: the packaged static model is damaged (%s)", exc)
             return None
-        quick = VectorIndex.open(self.stores.index_dir / QUICK_VECTORS_DIR, model_id, dim)
+        quick = self.stores.open_vectors(model_id, dim, quick=True)
         if self.stores.writable:  # a reader changes nothing: the writer reconciles
             self._reconcile(quick)
         return quick

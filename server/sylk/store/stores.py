@@ -28,8 +28,10 @@ from .layout import (
     LOCK_FILE,
     MANIFEST_FILE,
     META_FILE,
+    QUICK_VECTORS_DIR,
     SCHEMA_VERSION,
     TANTIVY_DIR,
+    VECTORS_DIR,
     WRITE_PROBE,
     FolderCheck,
     FolderState,
@@ -207,6 +209,25 @@ class Stores:
                 vectors.clear()
             self._next_chunk_id = 0
 
+    # the vectors ----------------------------------------------------------
+    def open_vectors(self, model_id: str, dim: int, *, quick: bool = False) -> VectorIndex:
+        """The vector index of this folder for a model (``quick``: the quick pass's), opened
+        (started over when damaged or of another model: its ``rebuilt_reason``) for the
+        caller to reconcile and attach (``vectors``, ``quick``)."""
+        return VectorIndex.open(self.index_dir / (QUICK_VECTORS_DIR if quick else VECTORS_DIR), model_id, dim)
+
+    def detach_vectors(self) -> None:
+        """The model unloaded: the attached vector indexes saved (a writer's) and let go."""
+        with self.vectors_lock:
+            self._save_vectors()
+            self.vectors = self.quick = None
+
+    def _save_vectors(self) -> None:
+        if self.writable:
+            for vectors in self.vector_indexes():
+                if vectors.dirty:
+                    vectors.save()
+
     # state ----------------------------------------------------------------
     def vector_indexes(self) -> list[VectorIndex]:
         """The vector indexes attached now (the model's, the quick pass's)."""
@@ -262,10 +283,8 @@ class Stores:
     def close(self) -> None:
         """Close every store; a writer saves its vectors first and then says, in the lock
         file, that it closed cleanly."""
+        self._save_vectors()
         if self.writable:
-            for vectors in self.vector_indexes():
-                if vectors.dirty:
-                    vectors.save()
             self.manifest.merkle_root()  # kept for the next reader
         self.lexical.close()
         self.manifest.close()
