@@ -306,11 +306,12 @@ class Workspace:
         """Whether a symbol search would answer without first loading or rebuilding."""
         return self.symbols.ready
 
-    def similar_at(self, path: str, line: int, limit: int) -> related.Similar:
-        """The code at ``path``:``line`` (0-based) and the chunks nearest it by meaning
-        (search.related.similar_at), under the request guard."""
+    def similar_at(self, path: str, line: int, limit: int, symbol: str = "") -> related.Similar:
+        """The code at ``path``:``line`` (0-based; the chunk named ``symbol`` when several
+        hold the line) and the chunks nearest it by meaning (search.related.similar_at),
+        under the request guard."""
         with self.in_use():
-            return related.similar_at(self, path, line, limit)
+            return related.similar_at(self, path, line, limit, symbol)
 
     def search_symbols(self, query: str, limit: int | None = None, only: SymbolFilter | None = None) -> list[SymbolHit]:
         """``only``: the kinds, and exported or not, of the symbols wanted (all when None)."""

@@ -62,23 +62,27 @@ def _find(ls: SylkServer, name: str) -> tuple[list[tuple[Folder, SymbolHit]],
                                               list[tuple[Folder, related.Related]] | None, str | None]:
     defs: list[tuple[Folder, SymbolHit]] = []
     for folder, engine in ls.engines():
-        defs.extend((folder, h) for h in related.definitions(engine, name, DEFINITIONS))
+        try:
+            defs.extend((folder, h) for h in related.definitions(engine, name, DEFINITIONS))
+        except IndexClosed:  # cleared or rebuilt on the way
+            continue
     defs.sort(key=lambda fd: fd[1].symbol.name != name)
     defs = defs[:DEFINITIONS]
     if not defs:
         return [], None, None
     folder, best = defs[0]
     engine = folder.engine
-    assert engine is not None
-    chunk = related.chunk_of(engine, best.path, best.symbol.range[0], best.symbol.name)
-    if chunk is None:
+    try:
+        found = engine.similar_at(best.path, best.symbol.range[0], RELATED, best.symbol.name) if engine else None
+    except IndexClosed:
+        found = None
+    if found is None or found.chunk is None:
         return defs, None, None
-    near = related.similar(engine, chunk, RELATED)
-    if near is None:
+    if found.near is None:
         note = ("semantic search is off" if folder.semantic_state() in ("off", "unavailable")
                 else "not embedded yet")
         return defs, None, note
-    return defs, [(folder, r) for r in near], None
+    return defs, [(folder, r) for r in found.near], None
 
 
 def _wire(root: Path, r: related.Related) -> dict[str, Any]:

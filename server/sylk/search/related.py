@@ -107,11 +107,12 @@ class Similar:
     chunks: int
 
 
-def similar_at(ws: Sources, path: str, line: int, limit: int) -> Similar:
-    """The chunk of ``path`` at ``line`` (0-based; chunk_of) and the ``limit`` chunks nearest it."""
+def similar_at(ws: Sources, path: str, line: int, limit: int, symbol: str = "") -> Similar:
+    """The chunk of ``path`` at ``line`` (0-based; chunk_of, preferring one named ``symbol``)
+    and the ``limit`` chunks nearest it."""
     if not path or not ws.manifest.file_records([path]):
         return Similar(False, None, None, 0, 0)
-    chunk = chunk_of(ws, path, line)
+    chunk = chunk_of(ws, path, line, symbol)
     near = similar(ws, chunk, limit) if chunk is not None else None
     counts = ws.manifest.chunk_counts()
     return Similar(True, chunk, near, counts["embedded"], counts["chunks"])
