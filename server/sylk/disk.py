@@ -13,11 +13,11 @@ from typing import Any, Protocol
 
 from . import config
 from .engine import gitmeta
-from .engine.indexer import IndexReport, Progress
+from .engine.indexer import IndexReport
 from .engine.workspace import Workspace
 from .errors import IndexError_
 from .jobs import FOREGROUND, Jobs, Periodic, RunCount
-from .steps import INDEXING_CHANGES, INDEXING_PATHS, Reporter, Severity, Tally, index_files, reconcile
+from .steps import INDEXING_CHANGES, INDEXING_PATHS, Reporter, Severity
 from .watch import ChangeQueue, Watcher
 
 PROGRESS_MIN_CHANGES = 20  # disk changes below this are indexed without a progress report
@@ -32,7 +32,6 @@ class Served(Protocol):
     jobs: Jobs
     runs: RunCount
     cancel: threading.Event  # set when the service stops
-    index_progress: Tally
 
     @property
     def name(self) -> str: ...
@@ -44,9 +43,8 @@ class Served(Protocol):
 
     def change_applied(self) -> None: ...
 
-    def track_files(self, p: Progress) -> None: ...
-
-    def finished(self, report: IndexReport) -> None: ...
+    def index_run(self, handle: Any, what: str | None, severity: Severity = Severity.LOG, *,
+                  paths: Sequence[str] | None = None, reconciling: bool = False) -> IndexReport | None: ...
 
     def embed_soon(self, paths: Sequence[str] = (), *, announce: bool = False) -> None: ...
 
@@ -125,7 +123,7 @@ class DiskSync:
         handle = s.reporter.begin(title, f"{len(rels)} paths")
         report = None
         try:
-            report = self._index(rels, handle, f"{len(rels)} paths: ", Severity.INFO)
+            report = s.index_run(handle, f"{len(rels)} paths: ", Severity.INFO, paths=rels)
         except IndexError_ as exc:
             s.reporter.message(str(exc), Severity.ERROR)
         finally:
@@ -146,24 +144,12 @@ class DiskSync:
         report = None
         s.runs.add()
         try:
-            report = self._index(rels, handle, "changes on disk: ", Severity.LOG)
+            report = s.index_run(handle, "changes on disk: ", paths=rels)
         finally:
             s.runs.done()
             s.reporter.end(handle, report.summary() if report else "index not updated")
             s.change_applied()  # after the end: a client that sees the count has seen the end
         s.embed_soon()
-
-    def _index(self, rels: list[str], handle: Any, what: str, severity: Severity) -> IndexReport | None:
-        """An index run over ``rels`` (on the indexing thread), logged as ``what`` + its summary."""
-        s = self.served
-        engine = s.engine
-        if engine is None or not engine.writable or s.cancel.is_set():
-            return None
-        s.index_progress = Tally(0, 0)
-        report = index_files(engine, s.reporter, handle, paths=rels, cancel=s.cancel, track=s.track_files)
-        s.finished(report)
-        s.reporter.log(what + report.summary(), severity)
-        return report
 
     # reconcile ----------------------------------------------------------------------
     def reconcile_now(self) -> bool:
@@ -182,16 +168,10 @@ class DiskSync:
         s = self.served
         if not s.runs.add_if_none():  # a full run was queued meanwhile: it checks the same
             return
-        engine = s.engine
-        report: IndexReport | None = None
         try:
-            if engine is not None and engine.writable and not s.cancel.is_set():
-                s.index_progress = Tally(0, 0)
-                report = reconcile(engine, s.reporter, watching=self.watching, cancel=s.cancel,
-                                   track=s.track_files)
+            report = s.index_run(None, None, reconciling=True)  # (it logs what it found itself)
         finally:
             s.runs.done()
         if report is not None and report.added + report.changed + report.deleted:
-            s.finished(report)
             s.change_applied()
             s.embed_soon()

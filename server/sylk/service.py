@@ -39,6 +39,7 @@ from .steps import (
     embed,
     index_files,
     open_workspace,
+    reconcile,
     update_git,
 )
 from .text import rg_classes
@@ -165,12 +166,7 @@ class WorkspaceService:
                 return None
             if self.engine is None:
                 self._open()
-            engine = self.engine
-            if engine is not None and engine.writable:
-                self.index_progress = Tally(0, 0)
-                report = index_files(engine, self.reporter, handle, cancel=self.cancel, track=self.track_files)
-                self.finished(report)
-                self.reporter.log(report.summary(), Severity.INFO)
+            report = self.index_run(handle, "", Severity.INFO)
         except IndexError_ as exc:
             self.reporter.message(str(exc), Severity.ERROR)
         finally:
@@ -240,12 +236,32 @@ class WorkspaceService:
             except Exception as exc:  # the writer may be mid-commit: try again next time
                 log.debug("following the writer failed: %s", exc)
 
-    def track_files(self, p: Progress) -> None:
-        if p.phase == "index":
-            self.index_progress = Tally(p.done, p.total)
+    def index_run(self, handle: Any, what: str | None, severity: Severity = Severity.LOG, *,
+                  paths: Sequence[str] | None = None, reconciling: bool = False) -> IndexReport | None:
+        """One index run, on the indexing thread, its bookkeeping written once for the full
+        runs, the runs over some paths, the disk's changes and the reconciles: over every
+        file, ``paths``, or what a reconcile finds (``reconciling``: steps.reconcile); the
+        files counted as it goes (the status), the report kept when the run changed
+        anything or is not a reconcile, and logged as ``what`` + its summary (None: not
+        logged). None when the index is not open, not writable, or the service stops."""
+        engine = self.engine
+        if engine is None or not engine.writable or self.cancel.is_set():
+            return None
+        self.index_progress = Tally(0, 0)
 
-    def finished(self, report: IndexReport) -> None:
+        def track(p: Progress) -> None:
+            if p.phase == "index":
+                self.index_progress = Tally(p.done, p.total)
+        if reconciling:
+            report = reconcile(engine, self.reporter, watching=self.watching, cancel=self.cancel, track=track)
+            if not report.added + report.changed + report.deleted:
+                return report
+        else:
+            report = index_files(engine, self.reporter, handle, paths=paths, cancel=self.cancel, track=track)
         self.last_report, self.last_run_at = report, time.time()
+        if what is not None:
+            self.reporter.log(what + report.summary(), severity)
+        return report
 
     def change_applied(self) -> None:
         """A batch of disk changes (or a run of the writer's) is in the index: the count
