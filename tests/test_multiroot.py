@@ -84,10 +84,16 @@ async def test_each_folder_answers_with_its_own_search_settings(tmp_path: Path, 
                                                                 _isolated_index: Path):
     # (before, the first folder's settings were every folder's: the second's search.exclude was ignored)
     backend, frontend = two_roots(tmp_path, workspace)
-    (frontend / ".sylk.toml").write_text('[search]\nexclude = ["path:web/src/shared.ts"]\n', encoding="utf-8")
+    (frontend / ".sylk.toml").write_text('[search]\nexclude = ["path:web/src/shared.ts"]\n\n[symbols]\nlimit = 1\n',
+                                        encoding="utf-8")
     client = await start_multi([backend, frontend], _isolated_index)
     try:
         await wait_folders(client, [backend, frontend])
+        # Go to Symbol: the second folder gives at most its own symbols.limit, the first its default
+        found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="e"))
+        assert found is not None
+        roots = [backend if s.location.uri.startswith(uri(backend) + "/") else frontend for s in found]
+        assert roots.count(frontend) == 1 and roots.count(backend) > 10
         for mode in ("lexical", "exact"):
             query = "get_user_by_id formatInvoiceTotal" if mode == "lexical" else "formatInvoiceTotal"
             result = await client.protocol.send_request_async("sylk/search", {"query": query, "mode": mode,

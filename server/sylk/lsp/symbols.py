@@ -53,16 +53,18 @@ def setup(server: SylkServer) -> None:
         engines = ls.engines()
         if not engines:
             return []  # still opening the index: nothing yet, never an error
-        limit = ls.settings.symbols.limit
+        # each folder answers with its own symbols.limit; the answer holds at most the largest
+        limit = max(f.settings.symbols.limit for f, _e in engines)
         loop = asyncio.get_running_loop()
         roots: list[Path] = []
         parts: list[list[SymbolHit]] = []
         for folder, engine in engines:
             try:
+                mine = folder.settings.symbols.limit
                 if engine.symbols_ready:  # milliseconds: answer on the loop
-                    hits = engine.search_symbols(params.query, limit)
+                    hits = engine.search_symbols(params.query, mine)
                 else:  # the table is (re)building after changes: keep the loop free meanwhile
-                    hits = await loop.run_in_executor(ls.thread_pool, engine.search_symbols, params.query, limit)
+                    hits = await loop.run_in_executor(ls.thread_pool, engine.search_symbols, params.query, mine)
             except IndexClosed:  # cleared or rebuilt on the way: nothing from it yet
                 continue
             roots.append(folder.root)
