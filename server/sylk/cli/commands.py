@@ -354,7 +354,7 @@ def cmd_add(args: argparse.Namespace) -> int:
                                            tags=args.tag or (), metadata=metadata)
         except documents.DocumentError as exc:
             raise CliError(str(exc), 2) from exc
-        chunks = len(ws.manifest.chunk_ids([doc.path]))
+        chunks = ws.chunks_in(doc.path)
         print(f"added {doc.type} {doc.id!r} ({chunks} chunks)")
         if not args.no_embed:
             _embed(ws)

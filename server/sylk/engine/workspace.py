@@ -306,6 +306,27 @@ class Workspace:
         """Whether a symbol search would answer without first loading or rebuilding."""
         return self.symbols.ready
 
+    def holds(self, path: str) -> bool:
+        """Whether ``path`` is an indexed file (or virtual document)."""
+        with self.in_use():
+            return bool(self.manifest.file_records([path]))
+
+    def file_symbols(self, path: str) -> tuple[str | None, list[Symbol]] | None:
+        """The language and the symbols of the indexed file ``path``; None when not indexed."""
+        with self.in_use():
+            record = self.manifest.file_records([path]).get(path)
+            return None if record is None else (record.lang, self.manifest.symbols_of(path) or [])
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Chunks held, embedded, pending and failed (the model could not embed them)."""
+        with self.in_use():
+            return self.manifest.chunk_counts()
+
+    def chunks_in(self, path: str) -> int:
+        """How many chunks the indexed file or document ``path`` holds."""
+        with self.in_use():
+            return len(self.manifest.chunk_ids([path]))
+
     def similar_at(self, path: str, line: int, limit: int, symbol: str = "") -> related.Similar:
         """The code at ``path``:``line`` (0-based; the chunk named ``symbol`` when several
         hold the line) and the chunks nearest it by meaning (search.related.similar_at),

@@ -99,7 +99,7 @@ def setup(server: SylkServer) -> None:
         except documents.DocumentError as exc:
             raise JsonRpcInvalidParams(str(exc)) from exc
         folder.embed_soon([doc.path])
-        return {**doc.summary(), "chunks": len(engine.manifest.chunk_ids([doc.path]))}
+        return {**doc.summary(), "chunks": engine.chunks_in(doc.path)}
 
     @feature(server, "documents", REMOVE_DOCUMENT)
     async def remove_document(ls: Any, params: Any) -> Any:

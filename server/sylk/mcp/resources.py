@@ -33,10 +33,9 @@ def _file_symbols(folders: Folders, engines: list[tuple[Folder, Workspace]], pat
                                         + ", ".join(f.name for f in folders.all()) + ")")
     for _folder, ws in engines:
         try:
-            with ws.in_use():
-                record = ws.manifest.file_records([path]).get(path)
-                if record is not None:
-                    return wire.file_symbols_json(path, record.lang, ws.manifest.symbols_of(path) or [])
+            found = ws.file_symbols(path)
+            if found is not None:
+                return wire.file_symbols_json(path, *found)
         except IndexClosed:
             continue
     where = ", ".join(str(f.root) for f, _ws in engines)

@@ -49,7 +49,7 @@ def _targets(folders: Folders, paths: list[str] | None) -> tuple[dict[Folder, li
         on_disk = (folder.root / rel).exists()
         if engine is not None and engine.scan_ignored(rel, (folder.root / rel).is_dir()):
             ignored.append(path)
-        elif not on_disk and (engine is None or not engine.manifest.file_records([rel])):
+        elif not on_disk and (engine is None or not engine.holds(rel)):
             missing.append(path)
         targets.setdefault(folder, []).append(rel)  # type: ignore[union-attr]
     about: dict[str, Any] = {"paths": list(paths)}
@@ -66,7 +66,7 @@ def _embedding_note(folder: Folder, report: IndexReport | None) -> str:
         return "off: semantic search is unavailable, search_code answers by words only"
     if report is None or engine is None:
         return "starts in the background when the index run ends; poll get_status"
-    counts = engine.manifest.chunk_counts()
+    counts = engine.chunk_counts()
     if counts["pending"]:
         return (f"running in the background ({counts['embedded']} of {counts['chunks']} chunks embedded); "
                 "poll get_status until pending is 0")
