@@ -20,7 +20,6 @@ from ..engine.workspace import Workspace, clear_index, index_exists
 from ..errors import IndexError_
 from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
-from ..search import references
 from ..search.file_lines import file_lines, file_text
 from ..params import wants_lines
 from ..search.query import QueryError, check_min_score, check_number, parse_inline, search_request
@@ -152,7 +151,7 @@ def cmd_refs(args: argparse.Namespace) -> int:
             refresh(ws)
         found = ws.find_references(name, include_declaration=not args.no_declarations, limit=args.limit,
                                    comments_and_strings=False if args.code_only else None, filters=filters)
-        rows = [wire.reference_json(s) for s in references.shown(found, found.references, ws.table, root)]
+        rows = [wire.reference_json(s) for s in ws.shown(found, found.references)]
     finally:
         ws.close()
     if found.truncated:

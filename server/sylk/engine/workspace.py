@@ -32,7 +32,7 @@ from ..ingest.ignore import find_git
 from ..ingest.symbols import Symbol, extract_marked
 from ..languages import language_for_path
 from ..model import doc_id, is_virtual
-from ..search import calls, related
+from ..search import calls, definitions, related
 from ..search import references as reference_search
 from ..search.hybrid import HybridSearch
 from ..search.nearest import VectorSpace
@@ -326,6 +326,19 @@ class Workspace:
         """How many chunks the indexed file or document ``path`` holds."""
         with self.in_use():
             return len(self.manifest.chunk_ids([path]))
+
+    def origin_at(self, path: str, language: str | None, text: str | None,
+                  line: int | None = None) -> definitions.Origin:
+        """Where definitions are ranked from: the file ``path`` (its ``text``: its imports,
+        resolved against the indexed files) and, given ``line``, the scope around it."""
+        with self.in_use():
+            scope = self.table.scope(path, line) if line is not None else ""
+            return definitions.origin_of(path, language, text, self.table.file_set(), scope)
+
+    def shown(self, found: References, refs: Sequence[reference_search.Reference]) -> list[reference_search.Shown]:
+        """``refs`` (some of ``found``'s) with their enclosing symbols and lines (search.references.shown)."""
+        with self.in_use():
+            return reference_search.shown(found, refs, self.table, self.root)
 
     def similar_at(self, path: str, line: int, limit: int, symbol: str = "") -> related.Similar:
         """The code at ``path``:``line`` (0-based; the chunk named ``symbol`` when several

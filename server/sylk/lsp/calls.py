@@ -81,7 +81,7 @@ def _outgoing(ls: SylkServer, source: types.CallHierarchyItem) -> list[types.Cal
     language = language_for_path(rel)
     try:
         callees = engine.outgoing_calls(rel, _span(source.range))
-        origin = defs.origin_of(rel, language, texts.text_of(ls, source.uri), engine.table.file_set())
+        origin = engine.origin_at(rel, language, texts.text_of(ls, source.uri))
         out = []
         for callee in callees:
             cursor = defs.Cursor(callee.name, "", 0, 0)

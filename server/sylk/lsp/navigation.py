@@ -45,12 +45,11 @@ def definitions_at(ls: SylkServer, uri: str, line: int, cursor: defs.Cursor,
     ranked: list[tuple[Path, defs.Definition]] = []
     for folder, engine in ls.engines():
         origin = None
-        if found is not None and found[0] is folder:
-            origin = defs.origin_of(found[1], language, text, engine.table.file_set(),
-                                    engine.table.scope(found[1], line))
-        elif language is not None:
-            origin = defs.Origin("", language)  # another folder: the same language first
         try:
+            if found is not None and found[0] is folder:
+                origin = engine.origin_at(found[1], language, text, line)
+            elif language is not None:
+                origin = defs.Origin("", language)  # another folder: the same language first
             ranked.extend((folder.root, d) for d in defs.definitions(engine, cursor, origin))
         except IndexClosed:  # cleared or rebuilt on the way
             continue
@@ -118,7 +117,7 @@ def _described(ls: SylkServer, uri: str | None, name: str, include_declaration: 
     for folder, engine, answer in _references(ls, uri, name, include_declaration,
                                               False if code_only else None, limit):
         total += answer.total
-        for s in references.shown(answer, answer.references, engine.table, folder.root):
+        for s in engine.shown(answer, answer.references):
             r = s.reference
             rows.append({**shared.reference_json(s), "uri": uris.path_uri(folder.root, r.path),
                          "range": convert.range_json(r.line, r.column, r.line, r.end)})

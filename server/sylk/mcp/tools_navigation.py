@@ -19,7 +19,7 @@ from .. import wire as shared
 from ..errors import IndexClosed
 from ..ingest.occurrences import IDENTIFIER
 from ..languages import language_for_path
-from ..search import definitions, references
+from ..search import definitions
 from ..search.file_lines import file_lines, file_text
 from . import wire
 from .docs import FIND_DEFINITION_DOC, FIND_REFERENCES_DOC, FIND_SIMILAR_CODE_DOC, GET_CALLERS_DOC
@@ -108,7 +108,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
             total = sum(found.total for _f, _ws, found in answers)
             page = [(folder, r) for folder, _ws, found in answers for r in found.references][offset:offset + limit]
             rows = [folders.tagged(folder, shared.reference_json(s)) for folder, ws, found in answers
-                    for s in references.shown(found, [r for f, r in page if f is folder], ws.table, folder.root)]
+                    for s in ws.shown(found, [r for f, r in page if f is folder])]
             return {"name": name, "total": total, "references": rows,
                     "nextOffset": wire.next_offset(offset, len(rows), offset + len(rows) < total)}
 
