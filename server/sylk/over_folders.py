@@ -142,8 +142,7 @@ def related_files(answered: Answered[MergedResult]) -> tuple[tuple[ServedFolder,
         engine = folder.engine
         if mine and engine is not None:
             try:
-                with engine.in_use():
-                    files = engine.manifest.files()
+                files = engine.files()
             except IndexClosed:
                 continue
             found = agent.related_files(mine, functools.partial(file_text, folder.root), files)

@@ -394,7 +394,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
     ws = open_index(root, writable=args.action != "list")
     try:
         if args.action == "list":
-            tagged = ws.manifest.tag_lookup()
+            tagged = ws.tags()
             wanted = set(args.items)
             for path, tags in sorted(tagged.items()):
                 if not wanted or path in wanted or wanted & set(tags):

@@ -317,6 +317,16 @@ class Workspace:
             record = self.manifest.file_records([path]).get(path)
             return None if record is None else (record.lang, self.manifest.symbols_of(path) or [])
 
+    def files(self) -> AbstractSet[str]:
+        """The paths of the indexed files (and virtual documents)."""
+        with self.in_use():
+            return self.manifest.files().keys()
+
+    def tags(self) -> dict[str, tuple[str, ...]]:
+        """The user tags of each tagged file or document."""
+        with self.in_use():
+            return self.manifest.tag_lookup()
+
     def chunk_counts(self) -> dict[str, int]:
         """Chunks held, embedded, pending and failed (the model could not embed them)."""
         with self.in_use():
