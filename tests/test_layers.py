@@ -267,3 +267,30 @@ def test_the_wire_check_sees_each_way_of_writing_a_key():
     code = ('a = {"tookMs": 1, "query": "x", 2: 3}\nb = dict(totalHits=0, files=1)\n'
             'c = {}\nc["nextOffset"] = 4\nd = {"snake_case": 1, "URL": 2}\n')
     assert camel_keys(ast.parse(code)) == [(1, "tookMs"), (2, "totalHits"), (4, "nextOffset")]
+
+
+# the engine's stores and tables: only the engine and the layers below it read them
+ENGINE_INSIDES = {"manifest", "table", "stores"}
+ABOVE_THE_ENGINE = ("sylk.over_folders", "sylk.status", "sylk.wire", "sylk.params", "sylk.lsp", "sylk.mcp",
+                    "sylk.cli")
+
+
+def engine_insides(tree: ast.AST) -> list[tuple[int, str]]:
+    """``x.manifest``, ``engine.table`` ...: attribute reads of the engine's insides (the
+    attribute of a name or attribute, not a module: ``ws.manifest``, ``folder.engine.table``)."""
+    return sorted((n.lineno, n.attr) for n in ast.walk(tree)
+                  if isinstance(n, ast.Attribute) and n.attr in ENGINE_INSIDES and not isinstance(n.ctx, ast.Store))
+
+
+def test_front_ends_reach_the_index_through_the_engines_methods():
+    """The front ends (and what serves them over folders) ask the engine, whose methods
+    hold the request guard (a cleared or rebuilt index is IndexClosed, not a crash); they
+    never read its manifest, symbol table or stores themselves."""
+    found = []
+    for path in sorted((SERVER / "sylk").rglob("*.py")):
+        module = _module_name(path)
+        if module.startswith(ABOVE_THE_ENGINE):
+            found += [f"{module}:{line} .{attr}" for line, attr in engine_insides(ast.parse(path.read_text("utf-8")))]
+    assert found == [], "the engine's insides read above it (add a Workspace method): " + ", ".join(found)
+    assert engine_insides(ast.parse("ws.manifest.files()\nx = a.b.table\nself.stores = 1\n")) == [(1, "manifest"),
+                                                                                                    (2, "table")]
