@@ -12,6 +12,7 @@ import attrs
 
 from .engine.indexer import IndexReport
 from .engine.status import IndexStatus
+from .errors import IndexClosed
 from .service import WorkspaceService
 from .steps import EmbedRun, Tally
 
@@ -66,13 +67,16 @@ class FolderStatus:
 def folder_status(service: WorkspaceService, skipped_limit: int | None) -> FolderStatus:
     """``service``'s state now; ``skipped_limit`` skipped files of each reason named (None: all)."""
     engine, watcher = service.engine, service.watcher
+    index = semantic = None
+    if engine is not None:
+        try:
+            index = engine.status(skipped_limit)
+        except IndexClosed:  # cleared or rebuilt this moment: as if not open yet
+            engine = None
     if engine is None:
         phase = "unavailable" if service.opened.is_set() and service.open_error else "opening"
     else:
         phase = "indexing" if service.indexing else "embedding" if service.embedding else "ready"
-    index = semantic = None
-    if engine is not None:
-        index = engine.status(skipped_limit)
         semantic = Semantic(ready=engine.semantic_ready, state=service.semantic_state(),
                             model=engine.embedder.model_id if engine.embedder else None,
                             message=engine.semantic_message)

@@ -16,7 +16,6 @@ the watcher, progress) belong to the service and the front ends, not here.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager, suppress
@@ -56,16 +55,9 @@ from .indexer import Indexer, IndexReport, Progress
 from .line_search import LineSearch
 from .planner import Planner
 from .reference_index import ReferenceIndex
-from .status import (
-    SKIPPED_EXAMPLES,
-    IndexStatus,
-    LanguageCount,
-    SkippedFiles,
-    SkippedReason,
-)
+from .status import SKIPPED_EXAMPLES, FolderSize, IndexStatus, read_status
 from .symbol_index import SymbolIndex
 
-INDEX_SIZE_TTL_S = 5.0
 # how long close() waits for the searches in flight before it closes the stores anyway
 CLOSE_WAIT_S = 30.0
 
@@ -78,7 +70,7 @@ class Workspace:
         self.root = root.resolve()
         settings = settings or Settings()
         self.index_dir = index_dir_for(self.root, settings)
-        self._size_cache: tuple[float, int] | None = None  # (when, bytes) of the index folder
+        self._size = FolderSize(self.index_dir)  # the index folder's bytes, walked now and then
         self._run: Progress | None = None  # the last progress of the index run under way
         # one writer per index folder; damaged stores are set aside (store.stores, store.damage)
         self.stores = Stores.open(self.root, self.index_dir, writable=writable, deep=load_symbols)
@@ -441,44 +433,11 @@ class Workspace:
             result = attrs.evolve(result, message=f"{result.message}; {indexing}" if result.message else indexing)
         return result
 
-    def _index_bytes(self) -> int:
-        """The index folder's size; walked at most every INDEX_SIZE_TTL_S (clients poll status)."""
-        now = time.monotonic()
-        cached = self._size_cache
-        if cached is None or now - cached[0] > INDEX_SIZE_TTL_S:
-            total = 0
-            for p in self.index_dir.rglob("*"):
-                try:
-                    if p.is_file():
-                        total += p.stat().st_size
-                except OSError:  # a file replaced while walking (a commit, a save)
-                    continue
-            cached = self._size_cache = (now, total)
-        return cached[1]
-
-    def _skipped_files(self, limit: int | None = SKIPPED_EXAMPLES) -> SkippedFiles:
-        """The files the index left out: counts per reason, and the first ``limit`` files
-        of each reason (every one when ``limit`` is None)."""
-        counts = self.manifest.skipped_counts()
-        paths = self.manifest.skipped_paths(limit)
-        by_reason = tuple(SkippedReason(reason, n, tuple(paths.get(reason, ()))) for reason, n in counts.items())
-        return SkippedFiles(total=sum(counts.values()), by_reason=by_reason,
-                            complete=all(r.count == len(r.files) for r in by_reason))
-
     def status(self, skipped_limit: int | None = SKIPPED_EXAMPLES) -> IndexStatus:
-        """The index's counts; ``skipped_limit``: how many skipped files of each reason to
-        name (None: all)."""
-        counts = self.manifest.counts()
-        last = self.manifest.get_meta("last_indexed")
-        chunks = self.manifest.chunk_counts()
-        return IndexStatus(
-            root=str(self.root), index_dir=str(self.index_dir), files=counts["files"], symbols=counts["symbols"],
-            languages=tuple(LanguageCount(lang, f, s or 0) for lang, f, s in self.manifest.languages()),
-            index_bytes=self._index_bytes(), last_indexed=float(last) if last else None,
-            skipped=self._skipped_files(skipped_limit), read_only=not self.writable,
-            merkle_root=self.manifest.merkle_root(store=self.writable),
-            chunks=chunks["chunks"], embedded=chunks["embedded"], pending=chunks["pending"],
-            embed_failures=chunks["failed"], quick=len(self.stores.quick) if self.stores.quick is not None else 0)
+        """The index's counts (engine.status.read_status); ``skipped_limit``: how many
+        skipped files of each reason to name (None: all)."""
+        with self.in_use():
+            return read_status(self.stores, self._size, skipped_limit)
 
 
 def semantic_state(settings: Settings, ws: Workspace | None) -> str:
