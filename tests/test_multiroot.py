@@ -174,5 +174,6 @@ def test_the_folder_holding_a_path_is_the_innermost(tmp_path: Path):
     assert holding(folders, outer / "vendor" / "x.py") == (folders[0], "vendor/x.py")  # need not exist
     assert holding(folders, outer / "vendor" / ".." / "b.py") == (folders[0], "b.py")
     assert holding(folders, inner) == (folders[1], "")
+    assert holding(folders, outer / ".github" / "ci.yml") == (folders[0], ".github/ci.yml")  # a dot folder
     assert holding(folders, other / "link.py") == (folders[1], "src/a.py")  # as the index names the file
     assert holding(folders, tmp_path / "elsewhere.py") is None

@@ -52,7 +52,8 @@ def holding(folders: Sequence[F], path: Path) -> tuple[F, str] | None:
         inside = [f for f in folders if candidate.is_relative_to(f.root)]
         if inside:
             folder = max(inside, key=lambda f: len(f.root.parts))
-            return folder, candidate.relative_to(folder.root).as_posix().removeprefix(".")
+            rel = candidate.relative_to(folder.root).as_posix()
+            return folder, "" if rel == "." else rel
     return None
 
 
