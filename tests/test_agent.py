@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from sylk.search import agent
 from sylk.params import request_from_params
-from sylk.search.query import QueryError
+from sylk.search.values import QueryError
 from sylk.search.results import Commit, Hit
 
 

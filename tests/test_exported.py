@@ -17,7 +17,8 @@ from sylk.ingest.chunks import chunk_file
 from sylk.ingest.symbols import decode_symbols, encode_symbols, extract
 from sylk.search.frozen_symbols import FrozenSymbols
 from sylk.params import request_from_params
-from sylk.search.query import QueryError, parse_inline
+from sylk.search.values import QueryError
+from sylk.search.inline import parse_inline
 from sylk.search.symbol_search import SymbolFilter, SymbolTable
 from sylk.store.manifest import FileSymbolData
 

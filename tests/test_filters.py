@@ -17,16 +17,10 @@ from sylk.engine.workspace import Workspace
 from sylk.model import BOUND, FILTERS, FLAG, TIME, VALUES
 from sylk.search.filters import BY_FIELD, CANDIDATE_TESTS, INDEX_FILTERS, Admit, Filters, Lookups
 from sylk.params import line_request_from_params, request_from_params
-from sylk.search.query import (
-    GrepRequest,
-    QueryError,
-    SearchRequest,
-    default_exclusions,
-    from_settings,
-    parse_exclusions,
-    parse_inline,
-)
-from sylk.store.lexical import INDEX_FIELDS
+from sylk.search.query import GrepRequest, SearchRequest, default_exclusions, from_settings
+from sylk.search.values import QueryError
+from sylk.search.inline import parse_exclusions, parse_inline
+from sylk.store.lexical_query import INDEX_FIELDS
 from sylk.store.manifest import ChunkRecord
 
 REPO = Path(__file__).resolve().parent.parent

@@ -219,6 +219,7 @@ async def test_bad_arguments_name_the_field(workspace: Path, _isolated_index: Pa
         assert "query" in inline and "minlines" in inline and "expected a number" in inline
         empty = await mcp_call_error(s, "search_code", query=" lang:python ")
         assert "query" in empty and "no words" in empty
+        assert "no words" in await mcp_call_error(s, "search_code", query="lang:python OR path:src/** -mock")
         role = await mcp_call_error(s, "search_code", query="role:wizard retry")
         assert "role" in role and "unknown role" in role
         # an unknown language, type or kind is an error listing the allowed ones, not 0 hits

@@ -31,7 +31,7 @@ import pytest
 from conftest import TIMEOUT
 from sylk import config, settings_sources
 from sylk.languages import BY_NAME
-from sylk.search import query
+from sylk.search import values as query
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "editors" / "nvim"

@@ -16,7 +16,9 @@ from sylk.config import Settings
 from sylk.engine.workspace import Workspace
 from sylk.ingest.packages import ancestors, package_of, within
 from sylk.params import request_from_params
-from sylk.search.query import Filters, GrepRequest, QueryError, SearchRequest, parse_inline
+from sylk.search.query import Filters, GrepRequest, SearchRequest
+from sylk.search.values import QueryError
+from sylk.search.inline import parse_inline
 
 FILES = {
     "gosvc/go.mod": "module example.com/gosvc\n\ngo 1.21\n",

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from sylk.search.fusion import rrf
 from sylk.params import request_from_params
-from sylk.search.query import Filters, QueryError, Weights, parse_inline
+from sylk.search.query import Filters, Weights
+from sylk.search.values import QueryError
+from sylk.search.inline import parse_inline
 
 
 @pytest.mark.parametrize(("query", "text", "filters"), [

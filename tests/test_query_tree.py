@@ -11,8 +11,12 @@ from pathlib import Path
 import pytest
 from conftest import TIMEOUT
 from sylk.engine.workspace import Workspace
-from sylk.search.query import QueryError, SearchRequest, parse_inline
-from sylk.text.query_tree import All, Either, Not, QuerySyntaxError, QueryWords, Term, read
+from sylk.config import SearchSettings
+from sylk.search.filters import Filters
+from sylk.search.inline import parse_inline, parse_query
+from sylk.search.query import SearchRequest, search_request
+from sylk.search.values import QueryError
+from sylk.text.query_tree import All, Either, Filter, Not, QuerySyntaxError, QueryWords, Term, read
 # the fixture of tests/test_filters.py: four files, each answering "retry a request with exponential backoff"
 from test_filters import EVERYTHING, tree, ws  # noqa: F401  (fixtures)
 
@@ -63,6 +67,50 @@ def test_a_malformed_boolean_query_is_an_error(query: str, message: str | None):
         SearchRequest(query)
 
 
+GO, VENDOR, TEST_ROLE = Filter("languages", ("go",)), Filter("paths", ("vendor/**",)), Filter("roles", ("test",))
+
+
+@pytest.mark.parametrize(("query", "filters", "match"), [
+    # side by side, a filter is taken out of the tree (the index applies it first), as ever
+    ("retry lang:go -role:test", Filters(languages=("go",), exclude=Filters(roles=("test",))), None),
+    ("retry lang:go -mock", Filters(languages=("go",)), Not(Term("mock"))),
+    ("(lang:go) retry", Filters(languages=("go",)), None),  # parentheses are text without an OR
+    # joined by OR or grouped: an atom of the tree, as a word is
+    ("retry (lang:go OR path:vendor/**)", Filters(), All((Term("retry"), Either((GO, VENDOR))))),
+    ("(lang:go OR path:vendor/**)", Filters(), Either((GO, VENDOR))),  # the ) closes the group
+    ('retry -(role:test OR path:"vendor/**")', Filters(), All((Term("retry"), Not(Either((TEST_ROLE, VENDOR)))))),
+    ("tested OR lang:go", Filters(), Either((Term("tested"), GO))),
+    ("a OR b lang:go", Filters(), Either((Term("a"), All((Term("b"), GO))))),  # side by side binds first
+    # simplified once: one filter's values joined by OR are that filter of them all, taken out
+    ("retry (lang:go OR lang:rust)", Filters(languages=("go", "rust")), Term("retry")),
+    ("retry -(lang:go OR lang:rust) OR x", Filters(),
+     Either((All((Term("retry"), Not(Filter("languages", ("go", "rust"))))), Term("x")))),
+    ("x OR y -(lang:go OR lang:rust)", Filters(exclude=None),
+     Either((Term("x"), All((Term("y"), Not(Filter("languages", ("go", "rust")))))))),
+])
+def test_parse_query_reads_filters_as_atoms_of_the_tree(query: str, filters: Filters, match):
+    parsed = parse_query(query)
+    assert (parsed.filters, parsed.words.match) == (filters, match)
+    req = search_request(SearchSettings(), query)
+    assert (req.filters, req.words.match) == (filters, match), "every front end's request reads it so"
+
+
+def test_a_filter_in_the_tree_is_checked_and_shown_as_typed():
+    with pytest.raises(QueryError) as exc:
+        parse_query("retry (lang:klingon OR path:x/**)")
+    assert exc.value.field == "lang"
+    with pytest.raises(QueryError, match="^query: "):
+        parse_query("retry (lang:go OR path:x/**")
+    # what the answer shows: the query as typed when its filters are read with its operators
+    assert parse_query("retry (lang:go OR path:x/**)").text == "retry (lang:go OR path:x/**)"
+    assert parse_query("retry lang:go -role:test").text == "retry"
+    assert parse_query("retry (lang:go) -x").text == "retry -x"
+    # search.exclude: a filter the tree names is the query's to decide
+    settings = SearchSettings(exclude=["role:test", "path:vendor/**"])
+    req = search_request(settings, "retry (role:test OR lang:markdown)")
+    assert req.filters.exclude == Filters(paths=("vendor/**",))
+
+
 def _paths(ws: Workspace, query: str, mode: str) -> set[str]:
     text, f = parse_inline(query)
     return {h.path for h in ws.search(SearchRequest(text, mode, limit=50, min_score=None, filters=f)).hits}
@@ -87,6 +135,25 @@ def test_every_mode_honours_the_words_left_out_and_or(ws: Workspace, mode: str):
     assert _paths(ws, "request (tested OR see OR copy) -(see OR copy)", mode) == {"tests/test_retry.py"}
 
 
+@pytest.mark.parametrize("mode", ["lexical", "semantic", "hybrid"])
+def test_every_mode_honours_filters_joined_by_or(ws: Workspace, mode: str):
+    """Before, every inline filter was read side by side: ``(lang:markdown OR
+    path:vendor/**)`` was markdown files under vendor/, which is nothing."""
+    def found(query: str) -> set[str]:
+        req = search_request(SearchSettings(), query, mode=mode, limit=50, min_score=None)
+        return {h.path for h in ws.search(req).hits}
+
+    query = "retry a request with exponential backoff"
+    # a filter the index applies (lang) or the candidates' check (path, role), on each side
+    assert found(f"{query} (lang:markdown OR path:vendor/**)") == {"docs/retry.md", "vendor/pkg/retry.py"}
+    assert found(f"{query} (role:test OR lang:markdown)") == {"tests/test_retry.py", "docs/retry.md"}
+    assert found(f"{query} -(role:test OR path:vendor/**)") == {"lib/retry.py", "docs/retry.md"}
+    # words and filters in one tree
+    assert found("retry (tested OR path:vendor/**)") == {"tests/test_retry.py", "vendor/pkg/retry.py"}
+    assert found("retry (see OR path:vendor/**) -lang:markdown") == {"vendor/pkg/retry.py"}
+    assert found(f"{query} (lang:go OR lang:rust)") == set()
+
+
 def test_the_words_left_out_are_not_highlighted(ws: Workspace):
     hits = ws.search(SearchRequest("exponential backoff -tested", "lexical", limit=50)).hits
     assert hits
@@ -108,5 +175,9 @@ def test_the_command_line_reads_the_words_left_out_and_or(tree: Path):
     either = _cli("search", "tested OR vendored", str(tree), "--no-refresh", "--format", "paths")
     assert either.returncode == 0, either.stderr
     assert set(either.stdout.split()) == {"tests/test_retry.py", "vendor/pkg/retry.py"}
+    grouped = _cli("search", "retry request backoff -(role:test OR path:vendor/**)", str(tree), "--no-refresh",
+                   "--format", "paths")
+    assert grouped.returncode == 0, grouped.stderr
+    assert set(grouped.stdout.split()) == {"lib/retry.py", "docs/retry.md"}
     bad = _cli("search", "(tested OR vendored", str(tree), "--no-refresh")
     assert bad.returncode == 2 and "query: a '(' without its ')'" in bad.stderr

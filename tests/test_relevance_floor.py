@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 from sylk import config, settings_sources
 from sylk.params import request_from_params
-from sylk.search.query import QueryError
+from sylk.search.values import QueryError
 
 NONSENSE = "xyzzyplugh"  # names nothing in any code base
 DISTANCE = "how far apart are two locations on a plane"  # services/geo/point.go's Distance, no shared word

@@ -56,7 +56,7 @@ def test_filters_hold(ws: Workspace, filters: Filters, check):
 
 
 def test_inline_filters_in_the_query(ws: Workspace):
-    from sylk.search.query import parse_inline
+    from sylk.search.inline import parse_inline
 
     text, filters = parse_inline("lang:go kind:method distance")
     hits = lexical(ws, text, filters=filters)

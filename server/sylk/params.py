@@ -1,7 +1,7 @@
 """``sylk/search`` params (JSON, camelCase) read into requests: ``request_from_params``
 (a ranked search) and ``line_request_from_params`` (exact and regex search), with one
-QueryError naming the field for anything malformed. The values are checked by query.py's
-rules, the same the inline syntax and the CLI use; MCP tools build these params too.
+QueryError naming the field for anything malformed. The values are checked by
+search/values.py's rules, the same the inline syntax, the CLI and MCP use.
 """
 
 from __future__ import annotations
@@ -15,23 +15,10 @@ import attrs
 from .config import SearchSettings
 from .model import FILTERS, LINE_MODES
 from .search.agent import GROUP_BY
-from .search.query import (
-    CASE_CHOICES,
-    MODES,
-    Filters,
-    GrepRequest,
-    QueryError,
-    SearchRequest,
-    Weights,
-    check_min_score,
-    check_number,
-    line_filter_keys,
-    line_filters,
-    line_request,
-    parse_inline,
-    read_filters,
-    search_request,
-)
+from .search.query import CASE_CHOICES, Filters, GrepRequest, SearchRequest, Weights, line_request, search_request
+from .search.values import MODES, QueryError, check_min_score, check_number, line_filter_keys, read_filters
+from .search.filters import line_filters
+from .search.inline import parse_inline
 
 _SLASHED = re.compile(r"^/(.+)/$", re.DOTALL)
 _DEFAULTS = SearchSettings()  # the defaults are the settings' (config.py)

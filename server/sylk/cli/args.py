@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from ..search.filters import BY_FIELD, LINE_FILTERS, Filters
-from ..search.query import QueryError, parse_exclusions, read_filters
+from ..search.values import QueryError, read_filters
+from ..search.inline import parse_exclusions
 from .errors import CliError
 
 

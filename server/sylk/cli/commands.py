@@ -22,7 +22,9 @@ from ..ingest.occurrences import IDENTIFIER
 from ..model import is_virtual
 from ..search.file_lines import file_lines, file_text
 from ..params import wants_lines
-from ..search.query import QueryError, check_min_score, check_number, parse_inline, search_request
+from ..search.values import QueryError, check_min_score, check_number
+from ..search.inline import parse_inline
+from ..search.query import search_request
 from ..search.symbol_search import SymbolFilter
 from .args import flag_filters, workspace_root
 from .errors import CliError

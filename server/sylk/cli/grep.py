@@ -13,7 +13,10 @@ from pathlib import Path
 
 from .. import config, wire
 from ..errors import FieldError
-from ..search.query import Filters, QueryError, line_filters, line_request, parse_inline
+from ..search.query import Filters, line_request
+from ..search.values import QueryError
+from ..search.filters import line_filters
+from ..search.inline import parse_inline
 from .args import flag_filters, line_flags, workspace_root
 from .terminal import open_index, refresh, settings_for
 from .errors import CliError

@@ -22,7 +22,7 @@ from ..ingest import scan
 from ..ingest.parsing import chunk_rows
 from ..ingest.symbols import extract
 from ..model import FILE_TYPES, virtual_path
-from ..search.query import is_document_type
+from ..search.values import is_document_type
 from ..store.manifest import FileRecord, IndexedFile, Manifest
 from ..store.stores import Stores
 from ..text.words import code_words_utf8

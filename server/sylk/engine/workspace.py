@@ -426,7 +426,7 @@ class Workspace:
             relocator = Relocator(self.root, self.manifest, self.settings.max_file_size, self.settings.languages)
             main, quick = self.vector_spaces()
             result = HybridSearch(self.root, self.lexical, self.manifest, main, quick, semantic_note=note,
-                                  relocator=relocator, git_note=self.git_note if req.filters.needs_git else None
+                                  relocator=relocator, git_note=self.git_note if req.needs_git else None
                                   ).search(req, state)
         if state.files_pending:
             indexing = f"indexing: {state.files_pending} files are not searchable yet"

@@ -1,7 +1,7 @@
 """Tool arguments made from the filter table (model.FILTERS): ``filter_arguments`` gives a
 tool one keyword argument per filter it takes (None: not given), typed by the filter's
 shape and described by the table, so that a filter added to the table is an argument of
-every tool that takes filters like it; the tool reads them with query.read_filters."""
+every tool that takes filters like it; the tool reads them with values.read_filters."""
 
 from __future__ import annotations
 

@@ -26,18 +26,9 @@ from ..errors import FieldError
 from ..search import agent
 from ..search.grep import GrepResult
 from ..search.merge import MergedResult
-from ..search.query import (
-    MODES,
-    Filters,
-    GrepRequest,
-    QueryError,
-    SearchRequest,
-    check_min_score,
-    line_request,
-    parse_exclusions,
-    read_filters,
-    search_request,
-)
+from ..search.values import MODES, QueryError, check_min_score, read_filters
+from ..search.query import Filters, GrepRequest, SearchRequest, line_request, search_request
+from ..search.inline import parse_exclusions
 from ..search.results import SearchResult
 from ..model import SYMBOL_KINDS
 from ..search.symbol_search import SymbolFilter
@@ -72,7 +63,7 @@ def argument_error(exc: QueryError, filters: Mapping[str, Any]) -> ToolError:
 
 
 def exclusions(items: list[str] | None, *, line: bool = False, files: bool = False) -> Filters | None:
-    """The ``exclude`` argument: inline filters to leave out (query.parse_exclusions)."""
+    """The ``exclude`` argument: inline filters to leave out (inline.parse_exclusions)."""
     try:
         return parse_exclusions("exclude", items or (), line=line, files=files)
     except QueryError as exc:
@@ -141,9 +132,9 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                   explain=explain, **floor)
         try:
             req = build(folders.settings)
-            if not req.query.strip():
-                raise ToolError("invalid argument query: no words to search for (inline filters alone select "
-                                "nothing)")
+            if not req.words.text.strip():
+                raise ToolError("invalid argument query: no words to search for (filters and words left out "
+                                "alone select nothing)")
             answered = await _over(folders, over_folders.search, build)
         except QueryError as exc:
             raise argument_error(exc, filters) from exc

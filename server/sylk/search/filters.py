@@ -4,7 +4,7 @@
 field of ``Filters``, the key in ``sylk/search``'s ``filters`` object, the inline keys)
 and saying what its values are (a list of which any may match, a bound, a date, a flag),
 whether the lexical index applies it itself (``index``) and whether a line search filters
-by it (``line``); query.check_values checks the values of languages, types, kinds and
+by it (``line``); values.check_values checks the values of languages, types, kinds and
 roles against Sylk's lists. A filter of values can also leave out what matches:
 ``-path:vendor/**``, ``-role:test`` (``Filters.exclude``).
 
@@ -19,6 +19,7 @@ tests/test_filters.py fails when one lacks a filter of the table:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -27,6 +28,7 @@ import attrs
 from ..ingest.packages import within
 from ..model import FILTERS, VALUES, FilterSpec
 from ..store.annotations import GitFile
+from ..text.query_tree import All, Either, Filter, Node, Not, Term, atoms
 from .roles import roles_of
 
 BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
@@ -89,6 +91,11 @@ class Filters:
         return [(s, getattr(self, s.name)) for s in FILTERS if getattr(self, s.name) not in ((), None)]
 
 
+def line_filters(f: Filters) -> Filters:
+    """``f`` with only what a line search filters by (LINE_FILTERS)."""
+    return f.only(LINE_FILTERS)
+
+
 class Candidate(Protocol):
     """What the filters read of a chunk (a ChunkRecord) or of a file (grep.GrepFile)."""
 
@@ -137,12 +144,57 @@ CANDIDATE_TESTS: dict[str, Test] = {
 }
 
 
+@functools.lru_cache(maxsize=64)
+def _compiled_globs(globs: tuple[str, ...]) -> Callable[[str], bool]:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(globs).match_file
+
+
 def path_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
     """Whether a root-relative path matches one of ``globs`` (gitignore syntax, as every
     ``paths`` filter reads them); None when there are none."""
-    import pathspec
+    return _compiled_globs(tuple(globs)) if globs else None
 
-    return pathspec.GitIgnoreSpec.from_lines(globs).match_file if globs else None
+
+def tree_needs_git(node: Node | None) -> bool:
+    """The query's tree holds a filter that reads git metadata."""
+    return any(isinstance(a, Filter) and BY_FIELD[a.name].git for a in atoms(node))
+
+
+def index_applies(node: Node | None) -> bool:
+    """The lexical index applies every filter of the query's tree itself (INDEX_FILTERS):
+    no candidate needs the tree checked after it (TreeTest)."""
+    return all(a.name in INDEX_FILTERS for a in atoms(node) if isinstance(a, Filter))
+
+
+class TreeTest:
+    """The query's tree (text/query_tree.py) on a candidate: its filters by
+    CANDIDATE_TESTS, its words by ``held`` (whether the candidate holds the word: the
+    lexical index knows). For the trees the index cannot apply alone (index_applies)."""
+
+    def __init__(self, tree: Node, lookups: Lookups = Lookups()) -> None:
+        self.tree = tree
+        self.lookups = lookups
+
+    @property
+    def words(self) -> list[Term]:
+        return list(dict.fromkeys(a for a in atoms(self.tree) if isinstance(a, Term)))
+
+    def __call__(self, c: Any, held: Callable[[Term], bool]) -> bool:
+        return self._holds(self.tree, c, held)
+
+    def _holds(self, node: Node, c: Any, held: Callable[[Term], bool]) -> bool:
+        if isinstance(node, Term):
+            return held(node)
+        if isinstance(node, Filter):
+            matcher = path_matcher(node.value) if node.name == "paths" else None
+            return CANDIDATE_TESTS[node.name](c, node.value, self.lookups, matcher)
+        if isinstance(node, Not):
+            return not self._holds(node.node, c, held)
+        test = all if isinstance(node, All) else any
+        assert isinstance(node, (All, Either))
+        return test(self._holds(n, c, held) for n in node.nodes)
 
 
 class Admit:

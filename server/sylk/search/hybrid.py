@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -30,7 +30,8 @@ import attrs
 
 from ..model import doc_id, is_virtual
 from ..store.annotations import GitFile
-from ..store.lexical import INDEX_FIELDS, ChunkHit, LexicalIndex
+from ..store.lexical import ChunkHit, LexicalIndex
+from ..store.lexical_query import INDEX_FIELDS
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from ..text.query_terms import QueryTerms, analyze
@@ -38,8 +39,9 @@ from ..text.query_tree import QueryWords
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .nearest import VectorSpace, nearest
-from .filters import INDEX_FILTERS, Admit, Lookups
-from .query import Filters, SearchRequest, unknown_packages
+from .filters import INDEX_FILTERS, Admit, Lookups, TreeTest, index_applies
+from .query import Filters, SearchRequest
+from .values import unknown_packages
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
 from .results import Commit, Explanation, Hit, IndexState, SearchResult
@@ -66,6 +68,7 @@ class _Context:
     packages: dict[str, str]  # path -> package
     admit: Admit  # every filter (the semantic side's candidates)
     after: Admit  # the filters the lexical index does not apply (its candidates, after it)
+    tree: TreeTest | None  # the query's tree, where it holds a filter the lexical index does not apply
     all_git: dict[str, GitFile]  # for the hits' author and date
     all_tags: dict[str, tuple[str, ...]]
     semantic_ready: bool
@@ -73,7 +76,7 @@ class _Context:
     @property
     def post_filtered(self) -> bool:
         """A filter Tantivy does not apply drops candidates after it."""
-        return bool(self.after)
+        return bool(self.after) or self.tree is not None
 
     @property
     def text(self) -> str:
@@ -180,6 +183,7 @@ class HybridSearch:
             words=req.words, terms=analyze(" ".join((req.words.text, *req.extra_terms))),
             pool=max(POOL_MIN, (req.offset + req.limit) * POOL_FACTOR),
             packages=lookups.packages, admit=Admit(f, lookups), after=Admit(f, lookups, INDEX_FILTERS),
+            tree=TreeTest(req.words.match, lookups) if not index_applies(req.words.match) else None,
             all_git=git, all_tags=tags,
             semantic_ready=any(s is not None and len(s) > 0 for s in (self.main, self.quick)))
 
@@ -195,9 +199,10 @@ class HybridSearch:
             hits, sides.lexical_total = self._lexical(req, ctx)
             sides.records.update(self.manifest.chunks_by_id([h.id for h in hits]))
             after = ctx.after
+            kept = self._tree_holds(ctx.tree, [h.id for h in hits], sides.records) if ctx.tree else None
             for h in hits:
                 rec = sides.records.get(h.id)
-                if rec is not None and after(rec):
+                if rec is not None and after(rec) and (kept is None or h.id in kept):
                     sides.lexical.append(Scored(h.id, h.score))
         if req.mode in ("hybrid", "semantic") and text.strip():
             if not ctx.semantic_ready:
@@ -206,6 +211,11 @@ class HybridSearch:
                 found = nearest.result() if nearest else self._nearest(text, k)
                 if ctx.words.match is not None:  # the words a hit must hold, or must not
                     held = self.lexical.holding(ctx.words.match, [cid for cid, _ in found])
+                    found = [(cid, score) for cid, score in found if cid in held]
+                if ctx.tree is not None:  # and the filters of the tree the index could not apply
+                    ids = [cid for cid, _ in found]
+                    sides.records.update(self.manifest.chunks_by_id([i for i in ids if i not in sides.records]))
+                    held = self._tree_holds(ctx.tree, ids, sides.records)
                     found = [(cid, score) for cid, score in found if cid in held]
                 sides.semantic = self._semantic(ctx.pool, ctx.admit, sides.records, found)
         return sides
@@ -260,7 +270,7 @@ class HybridSearch:
         missing = unknown_packages(ctx.packages, req.filters.packages) if req.filters.packages and not found else []
         if missing:
             notes.append(f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)")
-        if req.filters.needs_git and not ctx.all_git:
+        if req.needs_git and not ctx.all_git:
             notes.append(f"{self.git_note}: the author and date filters match nothing")
         return notes
 
@@ -274,6 +284,12 @@ class HybridSearch:
             match=ctx.words.match)
         # the other filters are applied afterwards: fetch more when they may drop candidates
         return self.lexical.search_chunks(query, ctx.pool * (4 if ctx.post_filtered else 1))
+
+    def _tree_holds(self, tree: TreeTest, ids: list[int], records: dict[int, ChunkRecord]) -> set[int]:
+        """The chunks of ``ids`` (their records in ``records``) that satisfy the query's
+        tree: its words as the lexical index holds them, its filters on the records."""
+        held = {t: self.lexical.holding(t, ids) for t in tree.words}
+        return {i for i in ids if (r := records.get(i)) is not None and tree(r, lambda t: i in held[t])}
 
     def _nearest(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query's embedding, with their cosine similarity."""

@@ -44,13 +44,9 @@ import tantivy
 from ..ingest.grams import GramQuery
 from ..text.query_terms import QueryTerms, analyze
 from ..text.query_tree import Node
-from .lexical_query import FieldWeights, compile_match, compile_terms
+from .lexical_query import FieldWeights, compile_match, compile_terms, filter_clause
 
 WORDS = "sylk_words"
-# the search filters (search/filters.py) this index applies itself: filter -> its field
-# (a package's field holds the packages above it too: asyncio holds asyncio.tasks);
-# ``lines`` is a range (build_query's min_lines, max_lines)
-INDEX_FIELDS = {"languages": "language", "types": "type", "kinds": "kind", "packages": "package"}
 LOWER = "sylk_lower"
 MAX_TOKEN = 64
 
@@ -292,29 +288,27 @@ class LexicalIndex:
                     match: Node | None = None) -> tantivy.Query:
         """BM25 over chunk names, their words, contents and stemmed contents (see
         lexical_query.py), with filters: ``must`` (filter -> values, any of them) and
-        ``must_not`` (none of them), each filter one of INDEX_FIELDS; a number of lines;
-        ``match``, the words a hit must hold and must not (text/query_tree.py), scoring
-        nothing. ``text`` is what the user typed, or its analysis."""
+        ``must_not`` (none of them), each filter one of lexical_query.INDEX_FIELDS; a
+        number of lines; ``match``, the tree of words and filters every hit must satisfy
+        (text/query_tree.py; compile_match), scoring nothing. ``text`` is what the user
+        typed, or its analysis."""
         terms = analyze(text) if isinstance(text, str) else text
         Q, Occur = tantivy.Query, tantivy.Occur
         clauses = [(Occur.Must, compile_terms(self.index, self.schema, terms, fuzzy=fuzzy, weights=weights)),
                    (Occur.Must, Q.term_query(self.schema, "doc_type", "chunk"))]
         for occur, given in ((Occur.Must, must), (Occur.MustNot, must_not)):
-            for name, values in given.items():
-                if values:
-                    field = INDEX_FIELDS[name]
-                    clauses.append((occur, Q.boolean_query([(Occur.Should, Q.term_query(self.schema, field, v))
-                                                            for v in values])))
-        if min_lines is not None or max_lines is not None:
-            clauses.append((Occur.Must, Q.range_query(
-                self.schema, "lines", tantivy.FieldType.Integer, min_lines, max_lines)))
+            clauses += [(occur, filter_clause(self.schema, name, values)) for name, values in given.items() if values]
+        for name, bound in (("min_lines", min_lines), ("max_lines", max_lines)):
+            if bound is not None:
+                clauses.append((Occur.Must, filter_clause(self.schema, name, bound)))
         if match is not None:
             clauses.append((Occur.Must, Q.const_score_query(compile_match(self.schema, match), 0.0)))
         return Q.boolean_query(clauses)
 
     def holding(self, match: Node, chunk_ids: Sequence[int]) -> set[int]:
         """The chunks of ``chunk_ids`` whose words satisfy ``match`` (the other side of a
-        search asks: the semantic side's candidates)."""
+        search asks: the semantic side's candidates); with a filter the index does not
+        apply in the tree, a superset (compile_match)."""
         if not chunk_ids:
             return set()
         Q, Occur = tantivy.Query, tantivy.Occur

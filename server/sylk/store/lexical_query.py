@@ -25,12 +25,13 @@ name words and the content too.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import attrs
 import tantivy
 
 from ..text.query_terms import IDENTIFIER, QueryTerms
-from ..text.query_tree import All, Node, Not, Term
+from ..text.query_tree import All, Filter, Node, Not, Term
 from ..text.words import index_words, name_key
 
 FUZZY_MIN = 5  # letters a word needs before a typo is allowed in it
@@ -50,6 +51,11 @@ class FieldWeights:
 
 WEIGHTS = FieldWeights()
 Q = tantivy.Query
+# the search filters (search/filters.py) this index applies itself: filter -> its field
+# (a package's field holds the packages above it too: asyncio holds asyncio.tasks);
+# the bounds of a chunk's lines are a range over ``lines`` (filter_clause)
+INDEX_FIELDS = {"languages": "language", "types": "type", "kinds": "kind", "packages": "package"}
+LINE_BOUNDS = ("min_lines", "max_lines")
 
 
 def _words_query(schema: tantivy.Schema, field: str, words: list[str]) -> tantivy.Query | None:
@@ -138,19 +144,38 @@ def _prefix(schema: tantivy.Schema, prefix: str, w: FieldWeights) -> tantivy.Que
     return _any([name, Q.const_score_query(content, w.content)])
 
 
-def compile_match(schema: tantivy.Schema, node: Node) -> tantivy.Query:
-    """What every hit must satisfy (text/query_tree.py: ``-mock``, ``a OR b``) as a
-    filter that scores nothing: a term is held when the chunk's name is it (separators
-    out), or its words are in a row in the name words or the content (a ``"phrase"``:
-    in the content; a ``prefix*``: as ``Export*`` ranks). No stemming and no typos: what
-    ``-retry`` leaves out is what holds retry as written."""
+def filter_clause(schema: tantivy.Schema, name: str, value: Any) -> tantivy.Query | None:
+    """A search filter this index applies itself as a clause: any of the values of an
+    INDEX_FIELDS filter, or a bound of the lines (LINE_BOUNDS); None for the others
+    (search/filters.py applies them to the candidates)."""
+    if name in INDEX_FIELDS:
+        return Q.boolean_query([(tantivy.Occur.Should, Q.term_query(schema, INDEX_FIELDS[name], v)) for v in value])
+    if name in LINE_BOUNDS:
+        low, high = (value, None) if name == "min_lines" else (None, value)
+        return Q.range_query(schema, "lines", tantivy.FieldType.Integer, low, high)
+    return None
+
+
+def compile_match(schema: tantivy.Schema, node: Node, positive: bool = True) -> tantivy.Query:
+    """What every hit must satisfy (text/query_tree.py: ``-mock``, ``a OR b``,
+    ``lang:go OR path:cmd/**``) as a filter that scores nothing: a term is held when the
+    chunk's name is it (separators out), or its words are in a row in the name words or
+    the content (a ``"phrase"``: in the content; a ``prefix*``: as ``Export*`` ranks). No
+    stemming and no typos: what ``-retry`` leaves out is what holds retry as written. A
+    filter the index does not apply (filter_clause) is let through, ``positive`` or under
+    a NOT: the query matches every chunk the tree does, and more, which the caller checks
+    (search/filters.TreeTest)."""
     Occur = tantivy.Occur
     if isinstance(node, Term):
         return _held(schema, node)
+    if isinstance(node, Filter):
+        clause = filter_clause(schema, node.name, node.value)
+        return clause if clause is not None else Q.all_query() if positive else Q.empty_query()
     if isinstance(node, Not):
-        return Q.boolean_query([(Occur.Must, Q.all_query()), (Occur.MustNot, compile_match(schema, node.node))])
+        return Q.boolean_query([(Occur.Must, Q.all_query()),
+                                (Occur.MustNot, compile_match(schema, node.node, not positive))])
     occur = Occur.Must if isinstance(node, All) else Occur.Should
-    return Q.boolean_query([(occur, compile_match(schema, n)) for n in node.nodes])
+    return Q.boolean_query([(occur, compile_match(schema, n, positive)) for n in node.nodes])
 
 
 def _held(schema: tantivy.Schema, term: Term) -> tantivy.Query:

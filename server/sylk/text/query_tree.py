@@ -13,20 +13,27 @@ store/lexical_query.compile_match evaluates the tree over the lexical index, for
 mode. A ``-`` before a digit, a single letter or another ``-`` is text (``-1``, ``-v``,
 ``--verbose``); quote a word that starts with ``-`` to search for it (``"-Wall"``).
 
-Pure: ``read`` parses once; the inline filters (``lang:go``) are read before this
-(search/query.parse_inline).
+Filters are atoms of the tree too (``(lang:go OR path:cmd/**) retry``):
+search/inline.parse_query reads them (the filter table's syntax) and puts a mark
+(``MARK`` and its number) where each stood, and ``read`` makes each mark its ``Filter``.
+
+Pure: ``read`` parses once.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import attrs
 
 from .words import index_words
 
 OR = "OR"
+# A filter's place in a query (search/inline.parse_query): MARK, then its number in the
+# filters given to ``read``; a private-use character, never in a word.
+MARK = "\ue000"
 
 
 class QuerySyntaxError(ValueError):
@@ -47,6 +54,16 @@ class Term:
 
 
 @attrs.frozen
+class Filter:
+    """A filter of the table (search/filters.py) as an atom: its field name and its
+    value as the table reads it (a tuple of values, any of which matches; a bound; a
+    time; a flag)."""
+
+    name: str
+    value: Any
+
+
+@attrs.frozen
 class Not:
     node: Node
 
@@ -61,7 +78,7 @@ class Either:
     nodes: tuple[Node, ...]
 
 
-Node = Term | Not | All | Either
+Node = Term | Filter | Not | All | Either
 
 
 @attrs.frozen
@@ -82,25 +99,31 @@ class QueryWords:
 
 # a quoted phrase (its closing quote optional), or a run of non-space characters
 _TOKEN = re.compile(r'(-?)("[^"]*"?)|(\S+)')
-_NEGATED = re.compile(r'-(?=[^\W\d]\w|\(|")')  # -word, -"a phrase", -( ; not -1, -v or --flag
+# -word, -"a phrase", -(, -<a filter's mark>; not -1, -v or --flag
+_NEGATED = re.compile(r'-(?=[^\W\d]\w|\(|"|' + MARK + ")")
+_MARKED = re.compile(MARK + r"(\d+)")
 
 
-def read(query: str) -> QueryWords:
-    """``query`` (its inline filters taken out) as the words to look for and the tree every
-    hit must satisfy. QuerySyntaxError when a boolean query is malformed."""
-    tokens = list(_tokens(query))
+def read(query: str, filters: Sequence[Filter] = ()) -> QueryWords:
+    """``query`` as the words to look for and the tree every hit must satisfy; a mark
+    (``MARK`` and a number) stands for that filter of ``filters``. QuerySyntaxError when
+    a boolean query is malformed."""
+    tokens = list(_tokens(query, filters))
     boolean = any(t == OR for t in tokens)
     if not boolean:
-        # parentheses are text: join each back to its word
+        # parentheses are text: join each back to its word; each filter is kept
         terms: list[str] = []
-        excluded: list[Node] = []
+        required: list[Node] = []
         for t in _plain(query):
-            if t.startswith("-") and _NEGATED.match(t):
-                excluded.append(Term(t[1:]))
+            negated = t.startswith("-") and bool(_NEGATED.match(t))
+            marked = _MARKED.fullmatch(t[1:] if negated else t)
+            node: Node | None = filters[int(marked.group(1))] if marked \
+                else Term(t[1:]) if negated and _has_word(t[1:]) else None
+            if node is not None:
+                required.append(Not(node) if negated else node)
             elif _has_word(t):
                 terms.append(t)
-        match = None if not excluded else Not(excluded[0]) if len(excluded) == 1 \
-            else All(tuple(Not(e) for e in excluded))
+        match = None if not required else required[0] if len(required) == 1 else All(tuple(required))
         return QueryWords(" ".join(terms), match)
     parser = _Parser(tokens)
     tree = parser.expression()
@@ -120,9 +143,9 @@ def _plain(query: str) -> Iterator[str]:
         yield (m.group(1) + m.group(2)) if m.group(2) is not None else m.group(3)
 
 
-def _tokens(query: str) -> Iterator[str | Term]:
-    """Operators (``(``, ``)``, ``-``, ``OR``) and terms. A parenthesis is an operator at
-    the start or end of a token (``foo()``'s is text)."""
+def _tokens(query: str, filters: Sequence[Filter] = ()) -> Iterator[str | Term | Filter]:
+    """Operators (``(``, ``)``, ``-``, ``OR``), terms and filters. A parenthesis is an
+    operator at the start or end of a token (``foo()``'s is text)."""
     for raw in _plain(query):
         if raw == OR:
             yield OR
@@ -141,7 +164,10 @@ def _tokens(query: str) -> Iterator[str | Term]:
         while core.endswith(")") and "(" not in core[:-1]:
             closing += 1
             core = core[:-1]
-        if _has_word(core):
+        marked = _MARKED.fullmatch(core)
+        if marked:
+            yield filters[int(marked.group(1))]
+        elif _has_word(core):
             yield Term(core)
         yield from ")" * closing
 
@@ -149,11 +175,11 @@ def _tokens(query: str) -> Iterator[str | Term]:
 class _Parser:
     """expression := all (OR all)* ; all := unary+ ; unary := '-' unary | '(' expression ')' | term"""
 
-    def __init__(self, tokens: list[str | Term]) -> None:
+    def __init__(self, tokens: list[str | Term | Filter]) -> None:
         self.tokens = tokens
         self.pos = 0
 
-    def peek(self) -> str | Term | None:
+    def peek(self) -> str | Term | Filter | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
     def expression(self) -> Node:
@@ -186,8 +212,19 @@ class _Parser:
                 raise QuerySyntaxError("a '(' without its ')'")
             self.pos += 1
             return inner
-        assert isinstance(t, Term)
+        assert isinstance(t, (Term, Filter))
         return t
+
+
+def atoms(node: Node | None) -> Iterator[Term | Filter]:
+    """Every word and filter of the tree."""
+    if isinstance(node, (Term, Filter)):
+        yield node
+    elif isinstance(node, Not):
+        yield from atoms(node.node)
+    elif node is not None:
+        for n in node.nodes:
+            yield from atoms(n)
 
 
 def _positive(node: Node) -> Iterator[str]:
