@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import TIMEOUT, eventually, mcp_call, mcp_call_error, mcp_session, mcp_wait_until, server_env
 from mcp import ClientSession, StdioServerParameters
-from sylk.model import FILTERS, ROLES
+from sylk.model import FILTERS, GROUP_BY, OPTIONS, ROLES
 
 TOOLS = {"search_code", "search_symbol", "find_definition", "find_references", "get_callers", "grep", "get_status",
          "reindex", "index", "clear_index", "find_similar_code"}
@@ -92,6 +92,13 @@ async def test_tools_and_their_schemas(workspace: Path, _isolated_index: Path):
         assert props["kinds"]["anyOf"][0] == {"items": {"type": "string"}, "type": "array"}
         code_props = tools["search_code"].input_schema["properties"]
         assert code_props["roles"]["anyOf"][0]["items"]["enum"] == list(ROLES)
+        # and each option of a ranked search (the table of options), in search_code only
+        for o in OPTIONS:
+            assert code_props[o.name]["description"] == o.about[0].upper() + o.about[1:], o.name
+            assert o.name not in tools["grep"].input_schema["properties"]
+        assert code_props["group_by"]["anyOf"][0]["enum"] == list(GROUP_BY)
+        assert code_props["explain"] == {"default": False, "description": code_props["explain"]["description"],
+                                         "title": "Explain", "type": "boolean"}
         assert code_props["min_lines"]["anyOf"][0] == {"minimum": 0, "type": "integer"}
 
 

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from conftest import TIMEOUT, git_commit, raw_until
 from sylk import model
-from sylk.search.agent import GROUP_BY
+from sylk.model import GROUP_BY
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = REPO / "server" / "sylk" / "lsp" / "protocol.schema.json"
@@ -33,6 +33,10 @@ def test_the_schema_is_a_valid_json_schema_and_lists_the_servers_own_values():
     params = SCHEMA["$defs"]["SearchParams"]["properties"]
     assert tuple(params["mode"]["enum"]) == model.SEARCH_MODES + model.LINE_MODES
     assert tuple(params["groupBy"]["enum"]) == GROUP_BY
+    for o in model.OPTIONS:  # each option of a ranked search, as the table says
+        assert params[o.wire]["description"] == o.about[0].upper() + o.about[1:], o.wire
+        shape = {"enum": list(o.choices)} if o.choices else {"type": "boolean"}
+        assert {k: v for k, v in params[o.wire].items() if k != "description"} == shape, o.wire
     assert set(SCHEMA["$defs"]["QueryExplain"]["properties"]["fusion"]["enum"]) == {*model.FUSIONS, "lexical",
                                                                                      "semantic"}
     assert tuple(SCHEMA["$defs"]["QueryExplain"]["properties"]["ranking"]["items"]["enum"]) == model.RANKING_STAGES

@@ -97,6 +97,41 @@ FILTERS: tuple[FilterSpec, ...] = (
 )
 
 
+# The keys a page's hits can be grouped by (search/agent.py).
+GROUP_BY = ("file", "language", "folder", "kind", "package", "author")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """An option of a ranked search beyond its query, filters and page: how to read the
+    words, or what to add to the answer (search/agent.py). One entry each, naming it on
+    every front end."""
+
+    name: str  # the field of SearchRequest, MCP's argument of search_code, the CLI's --flag (- for _)
+    wire: str  # its key in sylk/search's params
+    about: str  # what it does, for the help of each front end
+    choices: tuple[str, ...] = ()  # one of these (unset: none); without choices, true or false
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("expand", "expand", "also search the words inside identifiers and common synonyms "
+                                   "(delete/remove, fetch/get ...), listed as expandedTerms"),
+    OptionSpec("fuzzy", "fuzzy", "let each word of five letters or more match with one typo (the words' side)"),
+    OptionSpec("group_by", "groupBy", "also group the page's hits by this key, each group with the indexes of "
+                                      "its hits (groups)", GROUP_BY),
+    OptionSpec("facets", "facets", "also count every match by language, type, kind, folder and package (facets)"),
+    OptionSpec("related_files", "relatedFiles", "also list the files the hits' files import (relatedFiles)"),
+    OptionSpec("follow_ups", "followUps", "also suggest refined searches worth trying (followUps)"),
+    OptionSpec("summary", "summary", "also count the page's hits by file, language and kind (summary)"),
+    OptionSpec("explain", "explain", "also say how the query was read and fused, and each side's rank and raw "
+                                     "score on every hit (explain)"),
+)
+
+
 def is_virtual(path: str) -> bool:
     """The path names a virtual document, not a file."""
     return path.startswith(VIRTUAL_PREFIX)

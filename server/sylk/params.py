@@ -13,10 +13,17 @@ from typing import Any
 import attrs
 
 from .config import SearchSettings
-from .model import FILTERS, LINE_MODES
-from .search.agent import GROUP_BY
+from .model import FILTERS, LINE_MODES, OPTIONS
 from .search.query import CASE_CHOICES, Filters, GrepRequest, SearchRequest, Weights, line_request, search_request
-from .search.values import MODES, QueryError, check_min_score, check_number, line_filter_keys, read_filters
+from .search.values import (
+    MODES,
+    QueryError,
+    check_min_score,
+    check_number,
+    line_filter_keys,
+    read_filters,
+    read_options,
+)
 from .search.filters import line_filters
 from .search.inline import parse_inline
 
@@ -88,12 +95,7 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         lexical=_float("weights.lexical", w.get("lexical"), settings.weights.lexical),
         semantic=_float("weights.semantic", w.get("semantic"), settings.weights.semantic),
     )
-    for flag in ("fuzzy", "facets", "expand", "relatedFiles", "followUps", "summary", "explain"):
-        if flag in params and not isinstance(params[flag], bool):
-            raise QueryError(flag, "expected true or false")
-    group_by = params.get("groupBy")
-    if group_by is not None and group_by not in GROUP_BY:
-        raise QueryError("groupBy", f"one of {', '.join(GROUP_BY)}, got {group_by!r}")
+    options = read_options({s.name: params.get(s.wire) for s in OPTIONS}, lambda s: s.wire)
     floor = {"min_score": check_min_score("minScore", params["minScore"])} if "minScore" in params else {}
     return search_request(
         settings,
@@ -102,16 +104,9 @@ def request_from_params(params: Mapping[str, Any] | None, settings: SearchSettin
         limit=_int("limit", "limit", params.get("limit"), settings.limit),
         offset=_int("offset", "offset", params.get("offset"), 0),
         filters=filters,
-        fuzzy=bool(params.get("fuzzy", False)),
-        facets=bool(params.get("facets", False)),
         context_lines=_int("contextLines", "context_lines", params.get("contextLines"), 2),
         weights=weights,
-        expand=bool(params.get("expand", False)),
-        group_by=group_by,
-        related_files=bool(params.get("relatedFiles", False)),
-        follow_ups=bool(params.get("followUps", False)),
-        summary=bool(params.get("summary", False)),
-        explain=bool(params.get("explain", False)),
+        **options,
         **floor,
     )
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from .config import Settings, camel
+from .config import camel
 from .settings_sources import UNTRUSTED
 from .engine.status import SKIPPED_EXAMPLES, IndexStatus
 from .search import agent

@@ -12,10 +12,10 @@ import importlib
 import os
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .. import __version__
-from ..model import BOUND, FILTERS, FLAG, SEARCH_MODES, SYMBOL_KINDS, VALUES, FilterSpec
+from ..model import BOUND, FILTERS, FLAG, OPTIONS, SEARCH_MODES, SYMBOL_KINDS, VALUES, FilterSpec
 from .errors import CliError
 
 
@@ -38,6 +38,15 @@ def filter_flags(p: argparse.ArgumentParser, which: Callable[[FilterSpec], bool]
                    help=f"leave out what this filter matches, written as an inline filter ({keys}), e.g. "
                         "path:vendor/** (repeatable)")
     p.set_defaults(filter_names=tuple(s.name for s in specs))
+
+
+def option_flags(p: argparse.ArgumentParser, names: Sequence[str]) -> None:
+    """A flag for each of these options of a ranked search (model.OPTIONS): those whose
+    answer the command prints."""
+    for s in OPTIONS:
+        if s.name in names:
+            how: dict = {"choices": s.choices} if s.choices else {"action": "store_true"}
+            p.add_argument(s.flag, dest=s.name, default=None, help=s.about, **how)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,10 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None, help="maximum results (default: search.limit, 20)")
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--context", type=int, default=2, help="lines of context around the match")
-    p.add_argument("--fuzzy", action="store_true", help="tolerate one typo per word")
-    p.add_argument("--facets", action="store_true", help="print counts by language, type, kind, folder, package")
-    p.add_argument("--explain", action="store_true",
-                   help="show how the query was read, and each side's rank and raw score on every hit")
+    option_flags(p, ("fuzzy", "facets", "explain"))
     p.add_argument("--min-score", type=float, default=None, metavar="X",
                    help="relevance floor: leave out hits only the semantic side found whose similarity to the "
                         "query is below X, 0 to 1 (0: no floor; default: search.minScore)")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
+from ..model import OPTIONS
 from ..search.filters import BY_FIELD, LINE_FILTERS, Filters
-from ..search.values import QueryError, read_filters
+from ..search.values import QueryError, read_filters, read_options
 from ..search.inline import parse_exclusions
 from .errors import CliError
 
@@ -29,6 +31,14 @@ def flag_filters(args: argparse.Namespace, *, line: bool = False, files: bool = 
         exclude = parse_exclusions("--exclude", args.exclude or (), line=line, files=files)
         return read_filters({n: getattr(args, n) for n in args.filter_names}, lambda s: s.flags[0],
                             [BY_FIELD[n] for n in args.filter_names], exclude=exclude)
+    except QueryError as exc:
+        raise CliError(str(exc), 2) from exc
+
+
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of a ranked search the command line gave (cli.option_flags), checked."""
+    try:
+        return read_options({s.name: getattr(args, s.name, None) for s in OPTIONS}, lambda s: s.flag)
     except QueryError as exc:
         raise CliError(str(exc), 2) from exc
 

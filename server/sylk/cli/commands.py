@@ -26,7 +26,7 @@ from ..search.values import QueryError, check_min_score, check_number
 from ..search.inline import parse_inline
 from ..search.query import search_request
 from ..search.symbol_search import SymbolFilter
-from .args import flag_filters, workspace_root
+from .args import flag_filters, option_values, workspace_root
 from .errors import CliError
 from .grep import search_lines
 from .terminal import Terminal, open_index, refresh, resolve, settings_for
@@ -204,8 +204,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         req = search_request(s, args.query, mode=args.mode or s.mode,
                              limit=args.limit if args.limit is not None else s.limit, offset=args.offset,
-                             filters=filters, fuzzy=args.fuzzy, facets=args.facets, context_lines=args.context,
-                             explain=args.explain, **floor)
+                             filters=filters, context_lines=args.context, **option_values(args), **floor)
     except QueryError as exc:  # an inline filter, the query (a OR), a value of search.exclude
         raise CliError(str(exc), 2) from exc
     ws = open_index(root, settings=settings)

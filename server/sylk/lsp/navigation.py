@@ -23,7 +23,6 @@ from ..errors import IndexClosed
 from ..ingest.occurrences import IDENTIFIER
 from ..languages import language_for_path
 from ..search import definitions as defs
-from ..search import references
 from ..search.references import Reference, References
 from . import convert, texts, uris
 from .handlers import feature

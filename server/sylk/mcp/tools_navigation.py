@@ -15,6 +15,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from .. import over_folders
 from .. import wire as shared
 from ..errors import IndexClosed
 from ..ingest.occurrences import IDENTIFIER

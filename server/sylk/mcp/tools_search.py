@@ -23,17 +23,13 @@ from .. import wire as shared
 from ..config import Settings
 from ..engine.workspace import Workspace
 from ..errors import FieldError
-from ..search import agent
-from ..search.grep import GrepResult
-from ..search.merge import MergedResult
-from ..search.values import MODES, QueryError, check_min_score, read_filters
+from ..search.values import MODES, QueryError, check_min_score, read_filters, read_options
 from ..search.query import Filters, GrepRequest, SearchRequest, line_request, search_request
 from ..search.inline import parse_exclusions
-from ..search.results import SearchResult
 from ..model import SYMBOL_KINDS
 from ..search.symbol_search import SymbolFilter
 from . import wire
-from .arguments import filter_arguments
+from .arguments import split_options, table_arguments
 from .docs import GREP_DOC, SEARCH_CODE_DOC, SEARCH_SYMBOL_DOC
 from .folders import Folder, Folders
 
@@ -42,7 +38,6 @@ MAX_SYMBOL_WINDOW = 2000  # offset + limit of symbol pages
 
 ModeName = Literal[MODES]  # type: ignore[valid-type]
 SymbolKind = Literal[SYMBOL_KINDS]  # type: ignore[valid-type]
-GroupName = Literal[agent.GROUP_BY]  # type: ignore[valid-type]
 CaseName = Literal["smart", "sensitive", "insensitive"]
 
 _CASE: dict[str, bool | str] = {"smart": "smart", "sensitive": True, "insensitive": False}
@@ -84,7 +79,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
     settings = folders.command_line_settings  # the defaults the schemas show
 
     @app.tool(description=SEARCH_CODE_DOC, annotations=READ_ONLY)
-    @filter_arguments(lambda s: True)
+    @table_arguments(lambda s: True, options=True)
     async def search_code(
         query: Annotated[str, Field(description="Words, an identifier, or a description of what the code does; "
                                                 "may hold inline filters (lang:go path:src/** kind:function)")],
@@ -99,38 +94,22 @@ def setup(app: MCPServer, folders: Folders) -> None:
                                                        "page")] = 0,
         context_lines: Annotated[int, Field(ge=0, le=20, description="Lines of context around the best "
                                                                     "matching line in each snippet")] = 2,
-        expand: Annotated[bool, Field(description="Also search the words inside identifiers and common "
-                                                  "synonyms (delete/remove, fetch/get ...); reported as "
-                                                  "expandedTerms")] = False,
-        fuzzy: Annotated[bool, Field(description="Let the words match with a typo or two (lexical side)")] = False,
-        group_by: Annotated[GroupName | None, Field(description="Also answer groups of the page's hits by this "
-                                                                "key, each with the indexes of its hits")] = None,
-        facets: Annotated[bool, Field(description="Also count all matches by language, type, kind, folder and package "
-                                                  "(facets)")] = False,
-        related_files: Annotated[bool, Field(description="Also list the files the hits' files import "
-                                                         "(relatedFiles)")] = False,
-        follow_ups: Annotated[bool, Field(description="Also suggest refined searches worth trying "
-                                                      "(followUps)")] = False,
-        summary: Annotated[bool, Field(description="Also count the page's hits by file, language and "
-                                                   "kind (summary)")] = False,
-        explain: Annotated[bool, Field(description="Give each hit each side's rank and raw score "
-                                                   "(explain)")] = False,
         min_score: Annotated[float | None, Field(ge=0, le=1, description="Relevance floor: leave out hits only "
                                                                          "the semantic side found whose similarity "
                                                                          "is below it (0: no floor; default: the "
                                                                          "search.minScore setting)")] = None,
-        **filters: Any,
+        **given: Any,
     ) -> dict[str, Any]:
+        filters, options = split_options(given)
         left_out = exclusions(exclude)
-        floor = {} if min_score is None else {"min_score": check_min_score("min_score", min_score)}
-
-        def build(s: Settings) -> SearchRequest:  # with each folder's settings
-            return search_request(s.search, query, mode=mode, limit=limit, offset=offset,
-                                  filters=read_filters(filters, exclude=left_out), context_lines=context_lines,
-                                  expand=expand, fuzzy=fuzzy, group_by=group_by, facets=facets,
-                                  related_files=related_files, follow_ups=follow_ups, summary=summary,
-                                  explain=explain, **floor)
         try:
+            floor = {} if min_score is None else {"min_score": check_min_score("min_score", min_score)}
+            options = read_options(options)
+
+            def build(s: Settings) -> SearchRequest:  # with each folder's settings
+                return search_request(s.search, query, mode=mode, limit=limit, offset=offset,
+                                      filters=read_filters(filters, exclude=left_out), context_lines=context_lines,
+                                      **options, **floor)
             req = build(folders.settings)
             if not req.words.text.strip():
                 raise ToolError("invalid argument query: no words to search for (filters and words left out "
@@ -138,7 +117,8 @@ def setup(app: MCPServer, folders: Folders) -> None:
             answered = await _over(folders, over_folders.search, build)
         except QueryError as exc:
             raise argument_error(exc, filters) from exc
-        return _search_answer(folders, answered, over_folders.prepared(req), facets)
+        answer = wire.search_answer_json(answered, over_folders.prepared(req), folders.tagged, facets=req.facets)
+        return {**answer, **folders.indexing_note()}
 
     @app.tool(description=SEARCH_SYMBOL_DOC, annotations=READ_ONLY)
     async def search_symbol(
@@ -164,7 +144,7 @@ def setup(app: MCPServer, folders: Folders) -> None:
                 **folders.indexing_note()}
 
     @app.tool(description=GREP_DOC, annotations=READ_ONLY)
-    @filter_arguments(lambda s: s.line)
+    @table_arguments(lambda s: s.line)
     async def grep(
         pattern: Annotated[str, Field(description="A regular expression (Python re), or a literal with exact=true")],
         exact: Annotated[bool, Field(description="pattern is a literal string, punctuation and all")] = False,
@@ -189,36 +169,4 @@ def setup(app: MCPServer, folders: Folders) -> None:
             raise argument_error(exc, filters) from exc
         except FieldError as exc:  # the pattern
             raise ToolError(f"invalid argument pattern: {str(exc).removeprefix('query: ')}") from None
-        result: GrepResult = answered.merged.result
-        out = shared.line_result_json(result, [folders.tagged(f, shared.line_hit_json(h))
-                                               for h, f in zip(result.hits, answered.folder_of_hits(), strict=True)])
-        out.pop("index")
-        out.pop("tookMs")
-        out["nextOffset"] = wire.next_offset(offset, len(result.hits), offset + len(result.hits) < result.total_hits)
-        return {**out, **folders.indexing_note()}
-
-
-def _search_answer(folders: Folders, answered: over_folders.Answered[MergedResult], req: SearchRequest,
-                   facets: bool) -> dict[str, Any]:
-    """search_code's answer: the page's hits (each with its folder's ``root`` when there
-    are several), the counts and pages, how complete the semantic side is, and what the
-    agent options asked for."""
-    result: SearchResult = answered.merged.result
-    out = shared.result_json(result, [folders.tagged(f, shared.hit_json(h))
-                                      for h, f in zip(result.hits, answered.folder_of_hits(), strict=True)])
-    if not facets:  # (asked for by the follow-ups only)
-        out.pop("facets")
-    out.pop("tookMs")
-    out.pop("index")
-    out["offset"] = req.offset
-    out["nextOffset"] = wire.next_offset(req.offset, len(result.hits),
-                                         req.offset + len(result.hits) < result.total_hits)
-    if req.mode != "lexical":
-        state, message = answered.semantic_state()
-        out["semantic"] = wire.semantic_json(result.index, state, message)
-    out["index"] = {"files": result.index.files, "chunks": result.index.chunks}
-    out.update(shared.agent_json(req, result, semantic_ready=answered.semantic_ready))
-    if req.related_files:
-        out["relatedFiles"] = [folders.tagged(f, shared.related_file_json(r)) for f, r in answered.related]
-    out.update(folders.indexing_note())
-    return out
+        return {**wire.line_answer_json(answered, offset, folders.tagged), **folders.indexing_note()}

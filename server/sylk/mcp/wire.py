@@ -1,15 +1,18 @@
-"""The MCP tools' JSON: status, index runs, similar code, a file's symbols, pages, and
-how complete the semantic side of a search is. Hits and symbols are the shapes shared
-with the CLI (sylk/wire.py)."""
+"""The MCP tools' JSON: search answers, status, index runs, similar code, a file's
+symbols, pages, and how complete the semantic side of a search is. Hits and symbols are
+the shapes shared with the CLI (sylk/wire.py)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import wire
 from ..engine.indexer import IndexReport
+from ..over_folders import Answered
+from ..search.merge import MergedLines, MergedResult
+from ..search.query import SearchRequest
 from ..ingest.symbols import Symbol
 from ..search.results import IndexState
 from ..search.symbol_search import SymbolHit
@@ -24,6 +27,44 @@ def iso(t: float | None) -> str | None:
 def next_offset(offset: int, shown: int, more: bool) -> int | None:
     """A page's ``nextOffset``: where the next page starts, None when there is none."""
     return offset + shown if more and shown else None
+
+
+Tag = Callable[[Any, dict[str, Any]], dict[str, Any]]  # a hit's JSON with its folder's root (Folders.tagged)
+
+
+def search_answer_json(answered: Answered[MergedResult], req: SearchRequest, tag: Tag, *,
+                       facets: bool) -> dict[str, Any]:
+    """search_code's answer to ``req`` (as answered: over_folders.prepared): the page's hits
+    (each tagged with its folder), the counts and pages, how complete the semantic side
+    is, and what the agent options asked for; the facets if ``facets`` asked for them."""
+    result = answered.merged.result
+    out = wire.result_json(result, [tag(f, wire.hit_json(h))
+                                    for h, f in zip(result.hits, answered.folder_of_hits(), strict=True)])
+    if not facets:  # (asked for by the follow-ups only)
+        out.pop("facets")
+    out.pop("tookMs")
+    out.pop("index")
+    out["offset"] = req.offset
+    out["nextOffset"] = next_offset(req.offset, len(result.hits), req.offset + len(result.hits) < result.total_hits)
+    if req.mode != "lexical":
+        state, message = answered.semantic_state()
+        out["semantic"] = semantic_json(result.index, state, message)
+    out["index"] = {"files": result.index.files, "chunks": result.index.chunks}
+    out.update(wire.agent_json(req, result, semantic_ready=answered.semantic_ready))
+    if req.related_files:
+        out["relatedFiles"] = [tag(f, wire.related_file_json(r)) for f, r in answered.related]
+    return out
+
+
+def line_answer_json(answered: Answered[MergedLines], offset: int, tag: Tag) -> dict[str, Any]:
+    """grep's answer: the page's lines (each tagged with its folder), the counts and pages."""
+    result = answered.merged.result
+    out = wire.line_result_json(result, [tag(f, wire.line_hit_json(h))
+                                         for h, f in zip(result.hits, answered.folder_of_hits(), strict=True)])
+    out.pop("index")
+    out.pop("tookMs")
+    out["nextOffset"] = next_offset(offset, len(result.hits), offset + len(result.hits) < result.total_hits)
+    return out
 
 
 def chunk_json(c: ChunkRecord, score: float | None = None, lines: Sequence[str] = ()) -> dict[str, Any]:

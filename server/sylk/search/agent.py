@@ -23,8 +23,6 @@ from ..model import is_virtual
 from ..text.words import split_words
 from .results import Hit
 
-GROUP_BY = ("file", "language", "folder", "kind", "package", "author")
-
 # A small table of words that name the same idea in code. Both directions are looked up.
 SYNONYMS: dict[str, tuple[str, ...]] = {
     word: tuple(others.split())

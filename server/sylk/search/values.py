@@ -14,7 +14,19 @@ from typing import Any
 from ..errors import FieldError
 from ..ingest.packages import within
 from ..languages import BY_NAME
-from ..model import BOUND, CHUNK_KINDS, FILE_TYPES, FILTERS, ROLES, SEARCH_MODES, TIME, VALUES, FilterSpec
+from ..model import (
+    BOUND,
+    CHUNK_KINDS,
+    FILE_TYPES,
+    FILTERS,
+    OPTIONS,
+    ROLES,
+    SEARCH_MODES,
+    TIME,
+    VALUES,
+    FilterSpec,
+    OptionSpec,
+)
 from .filters import BY_FIELD, LINE_FILTERS, Filters
 
 MODES = SEARCH_MODES
@@ -32,6 +44,24 @@ def unknown_packages(packages: Mapping[str, str], wanted: Sequence[str]) -> list
     """The ``wanted`` packages that hold no indexed file (a typo, most likely)."""
     held = set(packages.values())
     return [w for w in wanted if not any(within(p, w) for p in held)]
+
+
+def read_options(given: Mapping[str, Any], field_of: Callable[[OptionSpec], str] = lambda s: s.name) -> dict[str, Any]:
+    """The options of a ranked search (model.OPTIONS) a front end was given, by name
+    (None: not given), each checked: true or false, or one of its choices; QueryError
+    names the field as the front end calls it (``groupBy``, ``group_by``). The one
+    reader of options for the LSP's params, MCP's arguments and the command line."""
+    out: dict[str, Any] = {}
+    for spec in OPTIONS:
+        value = given.get(spec.name)
+        if value is None:
+            continue
+        if spec.choices and value not in spec.choices:
+            raise QueryError(field_of(spec), f"one of {', '.join(spec.choices)}, got {value!r}")
+        if not spec.choices and not isinstance(value, bool):
+            raise QueryError(field_of(spec), "expected true or false")
+        out[spec.name] = value
+    return out
 
 
 def read_filters(given: Mapping[str, Any], field_of: Callable[[FilterSpec], str] = lambda s: s.name,
