@@ -15,12 +15,23 @@ from conftest import TIMEOUT
 from sylk.config import SearchSettings, Settings
 from sylk.engine.workspace import Workspace
 from sylk.model import BOUND, FILTERS, FLAG, TIME, VALUES
-from sylk.search.filters import BY_FIELD, CANDIDATE_TESTS, INDEX_FILTERS, Admit, Filters, Lookups
+from sylk.search.filters import (
+    BY_FIELD,
+    CANDIDATE_TESTS,
+    INDEX_FILTERS,
+    Admit,
+    Filters,
+    Lookups,
+    TreeTest,
+    index_applies,
+)
+from sylk.text.query_tree import Filter, Term
 from sylk.params import line_request_from_params, request_from_params
 from sylk.search.query import GrepRequest, SearchRequest, default_exclusions, from_settings
 from sylk.search.values import QueryError
-from sylk.search.inline import parse_exclusions, parse_inline
-from sylk.store.lexical_query import INDEX_FIELDS
+from sylk.search.inline import parse_exclusions, parse_inline, parse_query
+from sylk.store.lexical import build_schema
+from sylk.store.lexical_query import INDEX_FIELDS, filter_clause
 from sylk.store.manifest import ChunkRecord
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,6 +46,11 @@ def test_every_filter_is_a_field_of_filters_and_has_its_evaluators():
     # the lexical index applies its filters itself: a field for each filter of values, a range for the bounds
     assert {n for n in INDEX_FILTERS if BY_FIELD[n].shape == VALUES} == set(INDEX_FIELDS)
     assert {n for n in INDEX_FILTERS if BY_FIELD[n].shape != VALUES} == {"min_lines", "max_lines"}
+    # and its clause is what applies each (the side-by-side filters and those of the query's tree alike)
+    schema = build_schema()
+    sample = {VALUES: ("x",), BOUND: 3, TIME: 0, FLAG: True}
+    assert {s.name for s in FILTERS if filter_clause(schema, s.name, sample[s.shape]) is not None} == \
+        set(INDEX_FILTERS)
 
 
 def test_the_protocol_schema_names_the_tables_filters():
@@ -154,6 +170,19 @@ def test_admit_keeps_what_matches_and_leaves_out_what_an_exclusion_matches():
     # skip: what the lexical index applied already is not checked again
     assert Admit(Filters(languages=("go",)), skip=INDEX_FILTERS)(code)
     assert not Admit(Filters())
+
+
+def test_the_tree_test_reads_filters_from_the_candidate_and_words_from_the_index():
+    code, test, vendored = rec("app/retry.py"), rec("tests/test_retry.py"), rec("vendor/x/retry.py")
+    query = parse_query("retry (role:test OR path:vendor/**) -mock")
+    tree = TreeTest(query.words.match)
+    assert tree.words == [Term("retry"), Term("mock")]
+    # (what the lexical index says each chunk holds)
+    holds = {code.path: {"retry"}, test.path: {"retry"}, vendored.path: {"retry", "mock"}}
+    assert [tree(c, lambda t, c=c: t.text in holds[c.path]) for c in (code, test, vendored)] == [False, True, False]
+    assert not index_applies(query.words.match) and index_applies(parse_query("x OR kind:class").words.match)
+    assert Filters(languages=("go",), exclude=Filters(paths=("v/**",))).tree(INDEX_FILTERS) == \
+        Filter("languages", ("go",))
 
 
 # every side and front end, on a real index --------------------------------------

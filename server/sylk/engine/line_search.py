@@ -123,5 +123,5 @@ def _described(rel: str, language: str | None) -> GrepFile:
 
 def _filtered(files: list[GrepFile], req: GrepRequest, packages: Mapping[str, str]) -> list[GrepFile]:
     """The files the filters keep (the kind of a line's symbol is grep.py's to check)."""
-    admit = Admit(req.filters, Lookups(packages), skip=("kinds",))
+    admit = Admit(req.filters.only(FILE_FILTERS), Lookups(packages))
     return [x for x in files if admit(x)] if admit else files

@@ -14,7 +14,8 @@ tests/test_filters.py fails when one lacks a filter of the table:
   against one filter's values (every candidate of the semantic side; the lexical side's
   for the filters the index does not apply; the files of a line search);
 - ``INDEX_FIELDS`` in store/lexical.py: the Tantivy field of each ``index`` filter;
-- grep.py: ``kinds`` for a line (the kind of the symbol enclosing it).
+- a line search applies the file filters to its files (engine/line_search.py) and the
+  others of LINE_FILTERS (LINE_LEVEL_FILTERS: kinds) to the symbol enclosing each line (grep.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import attrs
 from ..ingest.packages import within
 from ..model import FILTERS, VALUES, FilterSpec
 from ..store.annotations import GitFile
-from ..text.query_tree import All, Either, Filter, Node, Not, Term, atoms
+from ..text.query_tree import All, Either, Filter, Node, Not, Term, all_of, atoms
 from .roles import roles_of
 
 BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
@@ -36,6 +37,8 @@ BY_INLINE: dict[str, FilterSpec] = {k: s for s in FILTERS for k in s.inline}
 LINE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.line)
 INDEX_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.index)
 FILE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.file)
+# a line search's filters of a line, not of its file: the symbol enclosing the line is the candidate
+LINE_LEVEL_FILTERS: tuple[str, ...] = tuple(n for n in LINE_FILTERS if n not in FILE_FILTERS)
 
 
 @attrs.frozen
@@ -89,6 +92,13 @@ class Filters:
     def given(self) -> list[tuple[FilterSpec, Any]]:
         """The filters given, with their values."""
         return [(s, getattr(self, s.name)) for s in FILTERS if getattr(self, s.name) not in ((), None)]
+
+    def tree(self, names: Sequence[str]) -> Node | None:
+        """These filters as a tree every hit must satisfy (text/query_tree.py): each
+        given, and NOT each left out; None for none."""
+        kept: list[Node] = [Filter(s.name, v) for s, v in self.given() if s.name in names]
+        left = self.exclude.given() if self.exclude is not None else []
+        return all_of(kept + [Not(Filter(s.name, v)) for s, v in left if s.name in names])
 
 
 def line_filters(f: Filters) -> Filters:

@@ -15,6 +15,7 @@ from ..ingest.symbols import Symbol
 from ..text import rg_classes
 from ..text.folding import fold
 from ..text.positions import utf16_len
+from .filters import LINE_LEVEL_FILTERS, Admit
 from .pattern import Pattern
 from .query import GrepRequest
 from .results import IndexState
@@ -83,8 +84,8 @@ def search(req: GrepRequest, pattern: Pattern, files: Sequence[GrepFile], read: 
     the trigram index's candidates (said in the result)."""
     start = clock()
     deadline = start + req.time_limit_s if req.time_limit_s is not None else None
-    kinds = frozenset(req.filters.kinds)  # the kind of the symbol enclosing a line (filters.py's kinds)
-    not_kinds = frozenset(req.filters.exclude.kinds) if req.filters.exclude is not None else frozenset()
+    # the filters of a line (the symbol enclosing it: kinds), after those of its file
+    of_line = Admit(req.filters.only(LINE_LEVEL_FILTERS))
     hits: list[LineHit] = []
     total = searched = 0
     stopped = False
@@ -102,9 +103,8 @@ def search(req: GrepRequest, pattern: Pattern, files: Sequence[GrepFile], read: 
         if text is None:
             continue
         for n, (line_no, line, spans) in enumerate(matching_lines(pattern, text)):
-            symbol = enclosing(f.path, line_no) if kinds or not_kinds or (want is None or total < want) else None
-            if (kinds and (symbol is None or symbol.kind not in kinds)) or \
-                    (symbol is not None and symbol.kind in not_kinds):
+            symbol = enclosing(f.path, line_no) if of_line or (want is None or total < want) else None
+            if of_line and not of_line(symbol):
                 continue
             total += 1
             if total > req.offset and (want is None or total <= want):

@@ -31,16 +31,15 @@ import attrs
 from ..model import doc_id, is_virtual
 from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
-from ..store.lexical_query import INDEX_FIELDS
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from ..text.query_terms import QueryTerms, analyze
-from ..text.query_tree import QueryWords
+from ..text.query_tree import QueryWords, all_of
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .nearest import VectorSpace, nearest
 from .filters import INDEX_FILTERS, Admit, Lookups, TreeTest, index_applies
-from .query import Filters, SearchRequest
+from .query import SearchRequest
 from .values import unknown_packages
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
@@ -276,12 +275,10 @@ class HybridSearch:
 
     # sides --------------------------------------------------------------
     def _lexical(self, req: SearchRequest, ctx: _Context) -> tuple[list[ChunkHit], int]:
-        f = req.filters
-        ex = f.exclude or Filters()
-        query = self.lexical.build_query(
-            ctx.terms, fuzzy=req.fuzzy, must={n: getattr(f, n) for n in INDEX_FIELDS},
-            must_not={n: getattr(ex, n) for n in INDEX_FIELDS}, min_lines=f.min_lines, max_lines=f.max_lines,
-            match=ctx.words.match)
+        # the filters the index applies, and the query's tree (where it holds a filter the
+        # index does not apply, its candidates are checked after: ctx.tree)
+        match = all_of([req.filters.tree(INDEX_FILTERS), ctx.words.match])
+        query = self.lexical.build_query(ctx.terms, fuzzy=req.fuzzy, match=match)
         # the other filters are applied afterwards: fetch more when they may drop candidates
         return self.lexical.search_chunks(query, ctx.pool * (4 if ctx.post_filtered else 1))
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import attrs
@@ -44,7 +44,7 @@ import tantivy
 from ..ingest.grams import GramQuery
 from ..text.query_terms import QueryTerms, analyze
 from ..text.query_tree import Node
-from .lexical_query import FieldWeights, compile_match, compile_terms, filter_clause
+from .lexical_query import FieldWeights, compile_match, compile_terms
 
 WORDS = "sylk_words"
 LOWER = "sylk_lower"
@@ -282,25 +282,16 @@ class LexicalIndex:
                                order_by_field="chunk_id", order=tantivy.Order.Asc).hits
         return [cid for cid, _addr in hits]
 
-    def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, must: Mapping[str, Sequence[str]] = {},
-                    must_not: Mapping[str, Sequence[str]] = {}, min_lines: int | None = None,
-                    max_lines: int | None = None, weights: FieldWeights | None = None,
+    def build_query(self, text: str | QueryTerms, *, fuzzy: bool = False, weights: FieldWeights | None = None,
                     match: Node | None = None) -> tantivy.Query:
         """BM25 over chunk names, their words, contents and stemmed contents (see
-        lexical_query.py), with filters: ``must`` (filter -> values, any of them) and
-        ``must_not`` (none of them), each filter one of lexical_query.INDEX_FIELDS; a
-        number of lines; ``match``, the tree of words and filters every hit must satisfy
-        (text/query_tree.py; compile_match), scoring nothing. ``text`` is what the user
-        typed, or its analysis."""
+        lexical_query.py); ``match``, the tree of words and filters every hit must satisfy
+        (text/query_tree.py; compile_match: the search filters this index applies), scoring
+        nothing. ``text`` is what the user typed, or its analysis."""
         terms = analyze(text) if isinstance(text, str) else text
         Q, Occur = tantivy.Query, tantivy.Occur
         clauses = [(Occur.Must, compile_terms(self.index, self.schema, terms, fuzzy=fuzzy, weights=weights)),
                    (Occur.Must, Q.term_query(self.schema, "doc_type", "chunk"))]
-        for occur, given in ((Occur.Must, must), (Occur.MustNot, must_not)):
-            clauses += [(occur, filter_clause(self.schema, name, values)) for name, values in given.items() if values]
-        for name, bound in (("min_lines", min_lines), ("max_lines", max_lines)):
-            if bound is not None:
-                clauses.append((Occur.Must, filter_clause(self.schema, name, bound)))
         if match is not None:
             clauses.append((Occur.Must, Q.const_score_query(compile_match(self.schema, match), 0.0)))
         return Q.boolean_query(clauses)

@@ -216,6 +216,12 @@ class _Parser:
         return t
 
 
+def all_of(nodes: Sequence[Node | None]) -> Node | None:
+    """Every one of ``nodes`` (None: nothing to satisfy): one node, or All of them."""
+    kept = tuple(n for n in nodes if n is not None)
+    return None if not kept else kept[0] if len(kept) == 1 else All(kept)
+
+
 def atoms(node: Node | None) -> Iterator[Term | Filter]:
     """Every word and filter of the tree."""
     if isinstance(node, (Term, Filter)):
