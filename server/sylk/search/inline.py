@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from ..model import FILTERS, VALUES
-from ..text.query_tree import MARK, OR, All, Either, Filter, Node, Not, QuerySyntaxError, QueryWords, read
+from ..text.query_tree import MARK, OR, All, Either, Filter, Node, Not, QuerySyntaxError, QueryWords, all_of, read
 from .filters import BY_FIELD, BY_INLINE, FILE_FILTERS, Filters, line_filters
 from .values import QueryError, check_values, line_filter_keys, read_value
 
@@ -49,19 +49,18 @@ def parse_query(query: str) -> ParsedQuery:
     words = read_words(marked, [f.atom for f in found])
     match = _simplified(words.match) if words.match is not None else None
     side = match.nodes if isinstance(match, All) else (match,) if match is not None else ()
-    keep, leave, rest = Filters(), Filters(), []
+    taken: list[_Found] = []
+    rest: list[Node] = []
     for n in side:
         if isinstance(n, Filter):
-            keep = keep.merged(Filters(**{n.name: n.value}))
+            taken.append(_Found(False, n))
         elif isinstance(n, Not) and isinstance(n.node, Filter) and BY_FIELD[n.node.name].negatable:
-            leave = leave.merged(Filters(**{n.node.name: n.node.value}))
+            taken.append(_Found(True, n.node))
         else:
             rest.append(n)
-    tree = None if not rest else rest[0] if len(rest) == 1 else All(tuple(rest))
     # a boolean query with filters is shown as typed (its operators read with its filters)
     shown = query if found and OR in marked.split() else _unmarked(marked)
-    filters = attrs.evolve(keep, exclude=None if leave.empty else leave)
-    return ParsedQuery(" ".join(shown.split()), filters, QueryWords(words.text, tree))
+    return ParsedQuery(" ".join(shown.split()), _side_by_side(taken), QueryWords(words.text, all_of(rest)))
 
 
 def parse_inline(query: str) -> tuple[str, Filters]:
@@ -73,11 +72,17 @@ def parse_inline(query: str) -> tuple[str, Filters]:
     ``is:exported``) filter by exported; ``after:2024-05-31`` and ``before:`` by the date
     of the file's last commit."""
     marked, found = _marked(query)
-    keep, leave = Filters(), Filters()
+    return _unmarked(marked), _side_by_side(found)
+
+
+def _side_by_side(found: Sequence[_Found]) -> Filters:
+    """Filters every hit must pass, each of ``found``: a filter of values given twice
+    takes either value (``lang:go lang:rust``), another the last."""
+    fields: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
     for f in found:
-        one = Filters(**{f.atom.name: f.atom.value})
-        keep, leave = (keep, leave.merged(one)) if f.negated else (keep.merged(one), leave)
-    return _unmarked(marked), attrs.evolve(keep, exclude=None if leave.empty else leave)
+        into, a = fields[f.negated], f.atom
+        into[a.name] = into.get(a.name, ()) + a.value if BY_FIELD[a.name].shape == VALUES else a.value
+    return Filters(**fields[0], exclude=Filters(**fields[1]) if fields[1] else None)
 
 
 def read_words(query: str, filters: Sequence[Filter] = ()) -> QueryWords:
@@ -123,6 +128,8 @@ _EMPTY_GROUP = re.compile(r"-?\(\s+\)")  # what a group of filters leaves: ( lan
 
 def _unmarked(marked: str) -> str:
     """The query without its filters (nor the parentheses only they were in)."""
+    if MARK not in marked:
+        return " ".join(marked.split())
     return " ".join(_EMPTY_GROUP.sub(" ", _MARKS.sub(" ", marked)).split())
 
 
