@@ -81,7 +81,7 @@ def head_moves(base: Path, commits: int) -> bool:
             word = f"benchword{n}"
             git(root, "commit", "-qm", word)
             t0 = time.perf_counter()
-            while not svc.engine.manifest.search_commits([word], 5, (), None, None):
+            while not svc.engine.manifest.search_commits([word], 5):
                 if time.perf_counter() - t0 > 30:
                     break
                 time.sleep(0.005)

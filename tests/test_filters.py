@@ -30,6 +30,7 @@ from sylk.params import line_request_from_params, request_from_params
 from sylk.search.query import GrepRequest, SearchRequest, default_exclusions, from_settings
 from sylk.search.values import QueryError
 from sylk.search.inline import parse_exclusions, parse_inline, parse_query
+from sylk.store.annotations import COMMIT_CLAUSES
 from sylk.store.lexical import build_schema
 from sylk.store.lexical_query import INDEX_FIELDS, filter_clause
 from sylk.store.manifest import ChunkRecord
@@ -46,6 +47,7 @@ def test_every_filter_is_a_field_of_filters_and_has_its_evaluators():
     # the lexical index applies its filters itself: a field for each filter of values, a range for the bounds
     assert {n for n in INDEX_FILTERS if BY_FIELD[n].shape == VALUES} == set(INDEX_FIELDS)
     assert {n for n in INDEX_FILTERS if BY_FIELD[n].shape != VALUES} == {"min_lines", "max_lines"}
+    assert {s.name for s in FILTERS if s.git} == set(COMMIT_CLAUSES), "each git filter on a commit message"
     # and its clause is what applies each (the side-by-side filters and those of the query's tree alike)
     schema = build_schema()
     sample = {VALUES: ("x",), BOUND: 3, TIME: 0, FLAG: True}

@@ -155,6 +155,9 @@ def test_commit_messages_are_searchable_as_git_commit_documents(repo: Path):
     assert {h.snippet for h in both.hits} == {"Document the retry budget", "retry jitter"}
     left = ws.search(request_from_params({"query": "retry -jitter", "filters": {"types": ["git_commit"]}}))
     assert [h.snippet for h in left.hits] == ["Document the retry budget"]  # a word left out, in commits too
+    # an author left out, in commits too (before, -author: was not applied to commit messages)
+    not_ann = ws.search(request_from_params({"query": "retry type:git_commit -author:\"Ann Lee\""}))
+    assert [h.snippet for h in not_ann.hits] == ["retry jitter"]
     subprocess.run(["git", "-C", str(repo), "reset", "-q", "--hard", "HEAD~1"], check=True)
     ws.index()
     gitmeta.update(ws)

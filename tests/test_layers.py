@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from sylk.model import FILTERS
+
 SERVER = Path(__file__).resolve().parent.parent / "server"
 
 # Low to high. A module may import its own layer's modules and lower layers', never a
@@ -294,3 +296,39 @@ def test_front_ends_reach_the_index_through_the_engines_methods():
     assert found == [], "the engine's insides read above it (add a Workspace method): " + ", ".join(found)
     assert engine_insides(ast.parse("ws.manifest.files()\nx = a.b.table\nself.stores = 1\n")) == [(1, "manifest"),
                                                                                                     (2, "table")]
+
+
+# A filter is written once: its entry in model.FILTERS and its evaluators, tables keyed by
+# its name (search/filters.CANDIDATE_TESTS, store/lexical_query.INDEX_FIELDS,
+# store/annotations.COMMIT_CLAUSES, search/values.check_values). Only the table's own
+# module and search/filters.py (the Filters record) name one filter of a Filters.
+FILTER_NAMERS = ("sylk.model", "sylk.search.filters")
+_FILTERS_VALUE = re.compile(r"(^|\.)(filters|exclude|f|ex)$")  # how a Filters is called where it is read
+
+
+def named_filters(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, what) of every place a module names one filter of a Filters: reads it
+    (``req.filters.paths``, ``f.exclude.kinds``) or builds a Filters by it (``Filters(kinds=...)``)."""
+    names = {s.name for s in FILTERS}
+    found: list[tuple[int, str]] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and n.attr in names and _FILTERS_VALUE.search(ast.unparse(n.value)):
+            found.append((n.lineno, ast.unparse(n)))
+        elif isinstance(n, ast.Call) and ast.unparse(n.func).endswith("Filters"):
+            found += [(n.lineno, f"Filters({k.arg}=...)") for k in n.keywords if k.arg in names]
+    return found
+
+
+def test_no_module_names_a_filter_but_the_tables():
+    """Adding a filter is one entry in model.FILTERS and its evaluators: no other module
+    reads one filter of a request, or builds one by name (it goes through the table:
+    Filters.given, .tree, .of_git, .notes, values.read_filters)."""
+    found = []
+    for path in sorted((SERVER / "sylk").rglob("*.py")):
+        module = _module_name(path)
+        if module not in FILTER_NAMERS:
+            found += [f"{module}:{line} {what}" for line, what in named_filters(ast.parse(path.read_text("utf-8")))]
+    assert found == [], "a filter named outside the tables: " + ", ".join(found)
+    code = "a = req.filters.paths\nb = f.exclude.kinds\nc = Filters(roles=x)\nd = settings.languages\n"
+    assert named_filters(ast.parse(code)) == [(1, "req.filters.paths"), (2, "f.exclude.kinds"),
+                                              (3, "Filters(roles=...)")]

@@ -34,6 +34,7 @@ from .roles import roles_of
 
 BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
 BY_INLINE: dict[str, FilterSpec] = {k: s for s in FILTERS for k in s.inline}
+COMMITS = "git_commit"  # the type of commit messages (model.FILE_TYPES)
 LINE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.line)
 INDEX_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.index)
 FILE_FILTERS: tuple[str, ...] = tuple(s.name for s in FILTERS if s.file)
@@ -92,6 +93,28 @@ class Filters:
     def given(self) -> list[tuple[FilterSpec, Any]]:
         """The filters given, with their values."""
         return [(s, getattr(self, s.name)) for s in FILTERS if getattr(self, s.name) not in ((), None)]
+
+    @property
+    def asks_commits(self) -> bool:
+        """The search is of commit messages too (the type git_commit)."""
+        return COMMITS in self.types
+
+    def without_commits(self) -> Filters:
+        """The filters of the files' chunks alone (a search of commit messages and code)."""
+        return attrs.evolve(self, types=tuple(t for t in self.types if t != COMMITS))
+
+    def of_git(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The filters of git metadata given, to keep and to leave out: what a commit
+        message is filtered by (store/annotations.COMMIT_CLAUSES)."""
+        ex = self.exclude.given() if self.exclude is not None else []
+        return {s.name: v for s, v in self.given() if s.git}, {s.name: v for s, v in ex if s.git}
+
+    def notes(self, lookups: Lookups) -> list[str]:
+        """What the user should know when nothing was found: a package no indexed file is in."""
+        held = set(lookups.packages.values())
+        missing = [w for w in self.packages if not any(within(p, w) for p in held)]
+        return [f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)"] \
+            if missing else []
 
     def tree(self, names: Sequence[str]) -> Node | None:
         """These filters as a tree every hit must satisfy (text/query_tree.py): each

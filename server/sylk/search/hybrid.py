@@ -40,7 +40,6 @@ from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .nearest import VectorSpace, nearest
 from .filters import INDEX_FILTERS, Admit, Lookups, TreeTest, index_applies
 from .query import SearchRequest
-from .values import unknown_packages
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
 from .results import Commit, Explanation, Hit, IndexState, SearchResult
@@ -113,26 +112,26 @@ class HybridSearch:
 
     def search(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
         """Chunks, and commit messages when the ``git_commit`` type is asked for."""
-        if "git_commit" not in req.filters.types:
+        f = req.filters
+        if not f.asks_commits:
             return self._search_chunks(req, index_state)
         t0 = time.perf_counter()
-        others = tuple(t for t in req.filters.types if t != "git_commit")
-        f = req.filters
+        code_filters = f.without_commits()
         text = req.words.text
+        keep, leave = f.of_git()
         rows = self.manifest.search_commits(_query_words(" ".join((text, *req.extra_terms))),
-                                            req.offset + req.limit, f.authors, f.modified_after, f.modified_before,
-                                            leave_out=req.words.left_out)
+                                            req.offset + req.limit, keep, leave, leave_out=req.words.left_out)
         style = analyze(text).style
         commits = [_commit_hit(i, r.sha, r.author, int(r.time), r.message, tuple(x for x in r.files.split("\n") if x),
                                round(_lexical_only_score(req, style, i + 1), 6))
                    for i, r in enumerate(rows)]
-        if not others:
+        if not code_filters.types:
             message = None if self.manifest.commit_count() else \
                 "no commits indexed (not a git repository, git is missing, or the history is not read yet)"
             return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), len(commits),
                                 commits[req.offset:req.offset + req.limit], {}, index_state, message)
         code = self._search_chunks(attrs.evolve(req, offset=0, limit=req.offset + req.limit,
-                                                filters=attrs.evolve(f, types=others)), index_state)
+                                                filters=code_filters), index_state)
         merged = sorted(code.hits + commits, key=lambda h: -h.score)
         return attrs.evolve(code, hits=merged[req.offset:req.offset + req.limit],
                             total_hits=code.total_hits + len(commits),
@@ -266,9 +265,8 @@ class HybridSearch:
     def _notes(self, req: SearchRequest, ctx: _Context, found: bool) -> list[str | None]:
         """What the user should know of the filters: a package nothing is in, no git metadata."""
         notes: list[str | None] = []
-        missing = unknown_packages(ctx.packages, req.filters.packages) if req.filters.packages and not found else []
-        if missing:
-            notes.append(f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)")
+        if not found:
+            notes += req.filters.notes(ctx.admit.lookups)
         if req.needs_git and not ctx.all_git:
             notes.append(f"{self.git_note}: the author and date filters match nothing")
         return notes

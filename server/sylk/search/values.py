@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import FieldError
-from ..ingest.packages import within
 from ..languages import BY_NAME
 from ..model import (
     BOUND,
@@ -38,12 +37,6 @@ _DOC_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # virtual documents' own typ
 
 class QueryError(FieldError):
     """A malformed search request; ``field`` names the offending parameter."""
-
-
-def unknown_packages(packages: Mapping[str, str], wanted: Sequence[str]) -> list[str]:
-    """The ``wanted`` packages that hold no indexed file (a typo, most likely)."""
-    held = set(packages.values())
-    return [w for w in wanted if not any(within(p, w) for p in held)]
 
 
 def read_options(given: Mapping[str, Any], field_of: Callable[[OptionSpec], str] = lambda s: s.name) -> dict[str, Any]:

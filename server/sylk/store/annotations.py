@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
@@ -16,6 +16,15 @@ from typing import Any, NamedTuple
 # the manifest's meta key of the HEAD the git metadata was last brought up to (engine/gitmeta.py):
 # absent until the metadata is first read
 GIT_META_HEAD = "git_meta_head"
+
+
+# The search filters of git metadata (search/filters.py: ``git``) as conditions on a
+# commit: filter -> its value -> (SQL, arguments). tests/test_filters.py fails when one lacks.
+COMMIT_CLAUSES: dict[str, Callable[[Any], tuple[str, list[Any]]]] = {
+    "authors": lambda v: (f"author IN ({','.join('?' * len(v))})", list(v)),
+    "modified_after": lambda v: ("CAST(time AS INTEGER) >= ?", [v]),
+    "modified_before": lambda v: ("CAST(time AS INTEGER) < ?", [v]),
+}
 
 
 class GitFile(NamedTuple):
@@ -140,11 +149,12 @@ class Annotations:
                 db.executemany("INSERT INTO commits (sha, author, time, message, files) VALUES (?, ?, ?, ?, ?)", rows)
             return True
 
-    def search_commits(self, words: Sequence[str], limit: int, authors: Sequence[str] = (),
-                       after: int | None = None, before: int | None = None,
-                       leave_out: Sequence[str] = ()) -> list[CommitRow]:
+    def search_commits(self, words: Sequence[str], limit: int, keep: Mapping[str, Any] = {},
+                       leave: Mapping[str, Any] = {}, leave_out: Sequence[str] = ()) -> list[CommitRow]:
         """Commits whose message, author or files match any of ``words`` and none of
-        ``leave_out`` (each a word or words in a row), best (BM25) first."""
+        ``leave_out`` (each a word or words in a row), best (BM25) first; ``keep`` and
+        ``leave``: the search filters of git metadata (COMMIT_CLAUSES) each commit must
+        match, and must not."""
         terms = [w for w in words if w]
         if not terms:
             return []
@@ -154,15 +164,11 @@ class Annotations:
             match = f"({match}) NOT (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in left) + ")"
         sql = "SELECT sha, author, time, message, files FROM commits WHERE commits MATCH ?"
         args: list = [match]
-        if authors:
-            sql += f" AND author IN ({','.join('?' * len(authors))})"
-            args += list(authors)
-        if after is not None:
-            sql += " AND CAST(time AS INTEGER) >= ?"
-            args.append(after)
-        if before is not None:
-            sql += " AND CAST(time AS INTEGER) < ?"
-            args.append(before)
+        for given, form in ((keep, " AND {}"), (leave, " AND NOT ({})")):
+            for name, value in given.items():
+                clause, values = COMMIT_CLAUSES[name](value)
+                sql += form.format(clause)
+                args += values
         sql += " ORDER BY rank LIMIT ?"
         args.append(limit)
         with self._lock:
