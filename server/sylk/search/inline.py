@@ -4,6 +4,7 @@ query read once into its words, its filters and the tree every hit must satisfy.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -38,13 +39,15 @@ class ParsedQuery:
     words: QueryWords
 
 
+@functools.lru_cache(maxsize=256)
 def parse_query(query: str) -> ParsedQuery:
     """``query`` read into its filters and its words (text/query_tree.py): a filter in
     the tree is an atom as a word is, so ``lang:go OR path:cmd/**`` and
     ``-(role:test OR path:vendor/**)`` say what they say; the filters every hit must
     pass side by side are taken out of the tree (the index applies them first).
     QueryError names the field of a bad filter, or ``query`` when a boolean query
-    cannot be read."""
+    cannot be read. Read once for every folder a request goes to (the answer is a
+    record, immutable)."""
     marked, found = _marked(query)
     words = read_words(marked, [f.atom for f in found])
     match = _simplified(words.match) if words.match is not None else None
@@ -63,6 +66,7 @@ def parse_query(query: str) -> ParsedQuery:
     return ParsedQuery(" ".join(shown.split()), _side_by_side(taken), QueryWords(words.text, all_of(rest)))
 
 
+@functools.lru_cache(maxsize=256)
 def parse_inline(query: str) -> tuple[str, Filters]:
     """``lang:python path:src/** kind:function -role:test retry backoff`` -> ("retry
     backoff", filters): every inline filter, side by side (``OR`` is not read here: a
