@@ -16,7 +16,7 @@ from sylk.search.filters import Filters
 from sylk.search.inline import parse_inline, parse_query
 from sylk.search.query import SearchRequest, search_request
 from sylk.search.values import QueryError
-from sylk.text.query_tree import All, Either, Filter, Not, QuerySyntaxError, QueryWords, Term, read
+from sylk.text.query_tree import All, Either, Filter, Not, QuerySyntaxError, QueryWords, Regex, Term, read
 # the fixture of tests/test_filters.py: four files, each answering "retry a request with exponential backoff"
 from test_filters import EVERYTHING, tree, ws  # noqa: F401  (fixtures)
 
@@ -39,6 +39,11 @@ from test_filters import EVERYTHING, tree, ws  # noqa: F401  (fixtures)
     ("-(a OR b) c OR d", QueryWords("c d", Either((All((Not(Either((Term("a"), Term("b")))), Term("c"))),
                                                     Term("d"))))),
     ("foo() OR get_us*", QueryWords("foo() get_us*", Either((Term("foo()"), Term("get_us*"))))),
+    # /a regex/ among the words: an atom (no spaces inside), left out with -
+    ("retry /attempts\\s*\\*/", QueryWords("retry", Regex("attempts\\s*\\*"))),
+    ("retry -/mock.*/ -x", QueryWords("retry -x", Not(Regex("mock.*")))),
+    ("(/a+/ OR b) c", QueryWords("b c", All((Either((Regex("a+"), Term("b"))), Term("c"))))),
+    ("cd -/tmp then", QueryWords("cd -/tmp then")),  # not a regex: text, as before
     # "or" in lower case is a word; a quoted "OR" too
     ("retry or backoff", QueryWords("retry or backoff")),
     ('"a OR b"', QueryWords('"a OR b"')),
@@ -152,6 +157,25 @@ def test_every_mode_honours_filters_joined_by_or(ws: Workspace, mode: str):
     assert found("retry (tested OR path:vendor/**)") == {"tests/test_retry.py", "vendor/pkg/retry.py"}
     assert found("retry (see OR path:vendor/**) -lang:markdown") == {"vendor/pkg/retry.py"}
     assert found(f"{query} (lang:go OR lang:rust)") == set()
+
+
+@pytest.mark.parametrize("mode", ["lexical", "semantic", "hybrid"])
+def test_every_mode_honours_a_regex_among_the_words(ws: Workspace, mode: str):
+    def found(query: str) -> set[tuple[str, str]]:
+        req = search_request(SearchSettings(), query, mode=mode, limit=50, min_score=None)
+        return {(h.path, h.kind) for h in ws.search(req).hits}
+
+    query = "retry a request with exponential backoff"
+    # a line of the chunk matches it: lib's `return attempts * 2`, not the vendored `return attempts`
+    assert found(f"{query} /attempts\\s*\\*\\s*2/") == {("lib/retry.py", "function")}
+    left = found(f"{query} -/attempts/")  # the chunks holding a line with "attempts" go
+    assert left and ("vendor/pkg/retry.py", "function") not in left and ("lib/retry.py", "function") not in left
+    assert {p for p, _k in left} >= {"tests/test_retry.py", "docs/retry.md"}
+    assert {p for p, _k in found(f"{query} (/vendored/ OR lang:markdown)")} == {"vendor/pkg/retry.py",
+                                                                             "docs/retry.md"}
+    with pytest.raises(QueryError) as exc:
+        search_request(SearchSettings(), f"{query} /attempts(/")
+    assert exc.value.field == "query" and "/attempts(/" in str(exc.value)
 
 
 def test_the_words_left_out_are_not_highlighted(ws: Workspace):

@@ -21,6 +21,7 @@ tests/test_filters.py fails when one lacks a filter of the table:
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -29,7 +30,8 @@ import attrs
 from ..ingest.packages import within
 from ..model import FILTERS, VALUES, FilterSpec
 from ..store.annotations import GitFile
-from ..text.query_tree import All, Either, Filter, Node, Not, Term, all_of, atoms
+from ..text.query_tree import All, Either, Filter, Node, Not, Regex, Term, all_of, atoms
+from .pattern import compile_pattern
 from .roles import roles_of
 
 BY_FIELD: dict[str, FilterSpec] = {s.name: s for s in FILTERS}
@@ -196,29 +198,38 @@ def tree_needs_git(node: Node | None) -> bool:
 
 
 def index_applies(node: Node | None) -> bool:
-    """The lexical index applies every filter of the query's tree itself (INDEX_FILTERS):
-    no candidate needs the tree checked after it (TreeTest)."""
-    return all(a.name in INDEX_FILTERS for a in atoms(node) if isinstance(a, Filter))
+    """The lexical index applies the query's tree itself: every filter of it is one of
+    INDEX_FILTERS and it holds no regex; no candidate needs the tree checked after it
+    (TreeTest)."""
+    return all(a.name in INDEX_FILTERS if isinstance(a, Filter) else not isinstance(a, Regex) for a in atoms(node))
+
+
+@functools.lru_cache(maxsize=64)
+def compiled_regex(regex: Regex) -> re.Pattern[str]:
+    """A ``/regex/`` of the query as a line search compiles it (search/pattern.py, smart
+    case); PatternError names the query when it is not one."""
+    return compile_pattern(regex.source).line_regex
 
 
 class TreeTest:
     """The query's tree (text/query_tree.py) on a candidate: its filters by
-    CANDIDATE_TESTS, its words by ``held`` (whether the candidate holds the word: the
-    lexical index knows). For the trees the index cannot apply alone (index_applies)."""
+    CANDIDATE_TESTS, its words and regexes by ``held`` (whether the candidate holds the
+    word: the lexical index knows; whether a line of it matches the regex: its text
+    does). For the trees the index cannot apply alone (index_applies)."""
 
     def __init__(self, tree: Node, lookups: Lookups = Lookups()) -> None:
         self.tree = tree
         self.lookups = lookups
 
     @property
-    def words(self) -> list[Term]:
-        return list(dict.fromkeys(a for a in atoms(self.tree) if isinstance(a, Term)))
+    def words(self) -> list[Term | Regex]:
+        return list(dict.fromkeys(a for a in atoms(self.tree) if not isinstance(a, Filter)))
 
-    def __call__(self, c: Any, held: Callable[[Term], bool]) -> bool:
+    def __call__(self, c: Any, held: Callable[[Term | Regex], bool]) -> bool:
         return self._holds(self.tree, c, held)
 
-    def _holds(self, node: Node, c: Any, held: Callable[[Term], bool]) -> bool:
-        if isinstance(node, Term):
+    def _holds(self, node: Node, c: Any, held: Callable[[Term | Regex], bool]) -> bool:
+        if isinstance(node, (Term, Regex)):
             return held(node)
         if isinstance(node, Filter):
             matcher = path_matcher(node.value) if node.name == "paths" else None

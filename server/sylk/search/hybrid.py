@@ -19,6 +19,7 @@ function of its own:
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections import Counter
@@ -34,11 +35,11 @@ from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
 from ..text.query_terms import QueryTerms, analyze
-from ..text.query_tree import QueryWords, all_of
+from ..text.query_tree import QueryWords, Regex, Term, all_of
 from .file_lines import file_lines
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .nearest import VectorSpace, nearest
-from .filters import INDEX_FILTERS, Admit, Lookups, TreeTest, index_applies
+from .filters import INDEX_FILTERS, Admit, Lookups, TreeTest, compiled_regex, index_applies
 from .query import SearchRequest
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
@@ -282,9 +283,29 @@ class HybridSearch:
 
     def _tree_holds(self, tree: TreeTest, ids: list[int], records: dict[int, ChunkRecord]) -> set[int]:
         """The chunks of ``ids`` (their records in ``records``) that satisfy the query's
-        tree: its words as the lexical index holds them, its filters on the records."""
-        held = {t: self.lexical.holding(t, ids) for t in tree.words}
-        return {i for i in ids if (r := records.get(i)) is not None and tree(r, lambda t: i in held[t])}
+        tree: its words as the lexical index holds them, its regexes on the chunks' lines,
+        its filters on the records."""
+        held = {t: self.lexical.holding(t, ids) for t in tree.words if isinstance(t, Term)}
+        texts: dict[str, list[str] | None] = {}
+
+        def holds(i: int, rec: ChunkRecord, atom: Term | Regex) -> bool:
+            if isinstance(atom, Term):
+                return i in held[atom]
+            lines = self._lines(rec.path, texts) or []
+            regex = compiled_regex(atom)
+            return any(regex.search(line) for line in lines[rec.start_line:rec.end_line + 1])
+        return {i for i in ids if (r := records.get(i)) is not None and tree(r, functools.partial(holds, i, r))}
+
+    def _lines(self, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+        """The lines of a file, or of a virtual document (its text is in the manifest),
+        read once per ``cache``; None when unreadable."""
+        if path not in cache:
+            if is_virtual(path):
+                row = self.manifest.document(doc_id(path))
+                cache[path] = row.text.split("\n") if row else None
+            else:
+                cache[path] = file_lines(self.root / path)
+        return cache[path]
 
     def _nearest(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query's embedding, with their cosine similarity."""
@@ -308,14 +329,7 @@ class HybridSearch:
     # snippets -----------------------------------------------------------
     def _snippet(self, rec: ChunkRecord, pattern: re.Pattern[str] | None, context: int,
                  cache: dict[str, list[str] | None]) -> tuple[str, int, tuple[tuple[int, int, int], ...]]:
-        lines = cache.get(rec.path, ())
-        if lines == ():
-            if is_virtual(rec.path):  # a virtual document: its text is in the manifest
-                row = self.manifest.document(doc_id(rec.path))
-                lines = row.text.split("\n") if row else None
-            else:
-                lines = file_lines(self.root / rec.path)
-            cache[rec.path] = lines
+        lines = self._lines(rec.path, cache)
         if not lines:
             return "", rec.start_line, ()
         end = min(rec.end_line, len(lines) - 1)

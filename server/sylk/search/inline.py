@@ -12,8 +12,23 @@ from typing import Any
 import attrs
 
 from ..model import FILTERS, VALUES
-from ..text.query_tree import MARK, OR, All, Either, Filter, Node, Not, QuerySyntaxError, QueryWords, all_of, read
-from .filters import BY_FIELD, BY_INLINE, FILE_FILTERS, Filters, line_filters
+from ..text.query_tree import (
+    MARK,
+    OR,
+    All,
+    Either,
+    Filter,
+    Node,
+    Not,
+    QuerySyntaxError,
+    QueryWords,
+    Regex,
+    all_of,
+    atoms,
+    read,
+)
+from .filters import BY_FIELD, BY_INLINE, FILE_FILTERS, Filters, compiled_regex, line_filters
+from .pattern import PatternError
 from .values import QueryError, check_values, line_filter_keys, read_value
 
 _INLINE = re.compile(r'(?<![^\s(])(-?)(' + "|".join(sorted(BY_INLINE, key=len, reverse=True)) + r'|is):("[^"]*"|\S+)')
@@ -50,6 +65,12 @@ def parse_query(query: str) -> ParsedQuery:
     record, immutable)."""
     marked, found = _marked(query)
     words = read_words(marked, [f.atom for f in found])
+    for atom in atoms(words.match):
+        if isinstance(atom, Regex):
+            try:  # (a regex that is not one: the error now, naming the query)
+                compiled_regex(atom)
+            except PatternError as exc:
+                raise QueryError("query", f"/{atom.source}/: {str(exc).split(': ', 1)[-1]}") from None
     match = _simplified(words.match) if words.match is not None else None
     side = match.nodes if isinstance(match, All) else (match,) if match is not None else ()
     taken: list[_Found] = []

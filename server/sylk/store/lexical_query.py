@@ -31,7 +31,7 @@ import attrs
 import tantivy
 
 from ..text.query_terms import IDENTIFIER, QueryTerms
-from ..text.query_tree import All, Filter, Node, Not, Term
+from ..text.query_tree import All, Filter, Node, Not, Regex, Term
 from ..text.words import index_words, name_key
 
 FUZZY_MIN = 5  # letters a word needs before a typo is allowed in it
@@ -162,14 +162,14 @@ def compile_match(schema: tantivy.Schema, node: Node, positive: bool = True) -> 
     chunk's name is it (separators out), or its words are in a row in the name words or
     the content (a ``"phrase"``: in the content; a ``prefix*``: as ``Export*`` ranks). No
     stemming and no typos: what ``-retry`` leaves out is what holds retry as written. A
-    filter the index does not apply (filter_clause) is let through, ``positive`` or under
-    a NOT: the query matches every chunk the tree does, and more, which the caller checks
-    (search/filters.TreeTest)."""
+    filter the index does not apply (filter_clause), and a ``/regex/``, is let through,
+    ``positive`` or under a NOT: the query matches every chunk the tree does, and more,
+    which the caller checks (search/filters.TreeTest)."""
     Occur = tantivy.Occur
     if isinstance(node, Term):
         return _held(schema, node)
-    if isinstance(node, Filter):
-        clause = filter_clause(schema, node.name, node.value)
+    if isinstance(node, (Filter, Regex)):  # a regex: the caller reads the chunk's lines
+        clause = filter_clause(schema, node.name, node.value) if isinstance(node, Filter) else None
         return clause if clause is not None else Q.all_query() if positive else Q.empty_query()
     if isinstance(node, Not):
         return Q.boolean_query([(Occur.Must, Q.all_query()),

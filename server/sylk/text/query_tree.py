@@ -13,6 +13,10 @@ store/lexical_query.compile_match evaluates the tree over the lexical index, for
 mode. A ``-`` before a digit, a single letter or another ``-`` is text (``-1``, ``-v``,
 ``--verbose``); quote a word that starts with ``-`` to search for it (``"-Wall"``).
 
+``/a regex/`` among the words is an atom: a hit has a line it matches
+(``retry /attempts\\s*\\*/``, ``-/TODO|FIXME/``); a query that is only ``/a regex/`` is a
+line search instead (params.wants_lines).
+
 Filters are atoms of the tree too (``(lang:go OR path:cmd/**) retry``):
 search/inline.parse_query reads them (the filter table's syntax) and puts a mark
 (``MARK`` and its number) where each stood, and ``read`` makes each mark its ``Filter``.
@@ -64,6 +68,14 @@ class Filter:
 
 
 @attrs.frozen
+class Regex:
+    """``/a regular expression/`` among the words: a hit has a line it matches (as a line
+    search's would: search/pattern.py, smart case). No spaces inside (``\\s`` matches one)."""
+
+    source: str
+
+
+@attrs.frozen
 class Not:
     node: Node
 
@@ -78,7 +90,7 @@ class Either:
     nodes: tuple[Node, ...]
 
 
-Node = Term | Filter | Not | All | Either
+Node = Term | Filter | Regex | Not | All | Either
 
 
 @attrs.frozen
@@ -99,9 +111,10 @@ class QueryWords:
 
 # a quoted phrase (its closing quote optional), or a run of non-space characters
 _TOKEN = re.compile(r'(-?)("[^"]*"?)|(\S+)')
-# -word, -"a phrase", -(, -<a filter's mark>; not -1, -v or --flag
-_NEGATED = re.compile(r'-(?=[^\W\d]\w|\(|"|' + MARK + ")")
+# -word, -"a phrase", -(, -<a filter's mark>, -/a regex/; not -1, -v or --flag
+_NEGATED = re.compile(r'-(?=[^\W\d]\w|\(|"|' + MARK + r"|/.+/$)")
 _MARKED = re.compile(MARK + r"(\d+)")
+_REGEX = re.compile(r"/(.+)/")
 
 
 def read(query: str, filters: Sequence[Filter] = ()) -> QueryWords:
@@ -116,9 +129,9 @@ def read(query: str, filters: Sequence[Filter] = ()) -> QueryWords:
         required: list[Node] = []
         for t in _plain(query):
             negated = t.startswith("-") and bool(_NEGATED.match(t))
-            marked = _MARKED.fullmatch(t[1:] if negated else t)
-            node: Node | None = filters[int(marked.group(1))] if marked \
-                else Term(t[1:]) if negated and _has_word(t[1:]) else None
+            node: Node | None = _atom(t[1:] if negated else t, filters)
+            if node is None and negated and _has_word(t[1:]):
+                node = Term(t[1:])
             if node is not None:
                 required.append(Not(node) if negated else node)
             elif _has_word(t):
@@ -132,6 +145,15 @@ def read(query: str, filters: Sequence[Filter] = ()) -> QueryWords:
     return QueryWords(" ".join(_positive(tree)), tree)
 
 
+def _atom(token: str, filters: Sequence[Filter]) -> Filter | Regex | None:
+    """The filter a mark stands for, or the regex a ``/.../`` token is; None for a word."""
+    marked = _MARKED.fullmatch(token)
+    if marked:
+        return filters[int(marked.group(1))]
+    regex = _REGEX.fullmatch(token)
+    return Regex(regex.group(1)) if regex else None
+
+
 def _has_word(text: str) -> bool:
     """Whether ``text`` holds a word the index splits out (punctuation alone does not)."""
     return bool(index_words(text))
@@ -143,7 +165,7 @@ def _plain(query: str) -> Iterator[str]:
         yield (m.group(1) + m.group(2)) if m.group(2) is not None else m.group(3)
 
 
-def _tokens(query: str, filters: Sequence[Filter] = ()) -> Iterator[str | Term | Filter]:
+def _tokens(query: str, filters: Sequence[Filter] = ()) -> Iterator[str | Term | Filter | Regex]:
     """Operators (``(``, ``)``, ``-``, ``OR``), terms and filters. A parenthesis is an
     operator at the start or end of a token (``foo()``'s is text)."""
     for raw in _plain(query):
@@ -164,9 +186,9 @@ def _tokens(query: str, filters: Sequence[Filter] = ()) -> Iterator[str | Term |
         while core.endswith(")") and "(" not in core[:-1]:
             closing += 1
             core = core[:-1]
-        marked = _MARKED.fullmatch(core)
-        if marked:
-            yield filters[int(marked.group(1))]
+        atom = _atom(core, filters)
+        if atom is not None:
+            yield atom
         elif _has_word(core):
             yield Term(core)
         yield from ")" * closing
@@ -175,11 +197,11 @@ def _tokens(query: str, filters: Sequence[Filter] = ()) -> Iterator[str | Term |
 class _Parser:
     """expression := all (OR all)* ; all := unary+ ; unary := '-' unary | '(' expression ')' | term"""
 
-    def __init__(self, tokens: list[str | Term | Filter]) -> None:
+    def __init__(self, tokens: list[str | Term | Filter | Regex]) -> None:
         self.tokens = tokens
         self.pos = 0
 
-    def peek(self) -> str | Term | Filter | None:
+    def peek(self) -> str | Term | Filter | Regex | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
     def expression(self) -> Node:
@@ -212,7 +234,7 @@ class _Parser:
                 raise QuerySyntaxError("a '(' without its ')'")
             self.pos += 1
             return inner
-        assert isinstance(t, (Term, Filter))
+        assert isinstance(t, (Term, Filter, Regex))
         return t
 
 
@@ -222,9 +244,9 @@ def all_of(nodes: Sequence[Node | None]) -> Node | None:
     return None if not kept else kept[0] if len(kept) == 1 else All(kept)
 
 
-def atoms(node: Node | None) -> Iterator[Term | Filter]:
-    """Every word and filter of the tree."""
-    if isinstance(node, (Term, Filter)):
+def atoms(node: Node | None) -> Iterator[Term | Filter | Regex]:
+    """Every word, filter and regex of the tree."""
+    if isinstance(node, (Term, Filter, Regex)):
         yield node
     elif isinstance(node, Not):
         yield from atoms(node.node)
