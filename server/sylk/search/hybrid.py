@@ -34,16 +34,17 @@ from ..store.annotations import GitFile
 from ..store.lexical import ChunkHit, LexicalIndex
 from ..store.manifest import ChunkRecord, Manifest
 from ..text.positions import utf16_len
-from ..text.query_terms import QueryTerms, analyze
+from ..text.query_terms import QueryTerms, analyze, typed_words
 from ..text.query_tree import QueryWords, Regex, Term, all_of
 from .file_lines import file_lines
+from .commits import with_commits
 from .fusion import CONVEX, DEPTH, Fused, Scored, alpha_for, fuse
 from .nearest import VectorSpace, nearest
 from .filters import INDEX_FILTERS, Admit, Lookups, TreeTest, compiled_regex, index_applies
 from .query import SearchRequest
 from .ranking import RankQuery, rank, stages_for
 from .relocate import Relocator
-from .results import Commit, Explanation, Hit, IndexState, SearchResult
+from .results import Explanation, Hit, IndexState, SearchResult
 
 # Each side fetches POOL_MIN candidates (at least 3x the page) for facets and totals;
 # hybrid fuses the first fusion.DEPTH (at least 3x the page) of each.
@@ -112,31 +113,10 @@ class HybridSearch:
         self.git_note = git_note or "no git metadata (not a git repository, or git is missing)"
 
     def search(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
-        """Chunks, and commit messages when the ``git_commit`` type is asked for."""
-        f = req.filters
-        if not f.asks_commits:
+        """Chunks, and commit messages when the ``git_commit`` type is asked for (commits.py)."""
+        if not req.filters.asks_commits:
             return self._search_chunks(req, index_state)
-        t0 = time.perf_counter()
-        code_filters = f.without_commits()
-        text = req.words.text
-        keep, leave = f.of_git()
-        rows = self.manifest.search_commits(_query_words(" ".join((text, *req.extra_terms))),
-                                            req.offset + req.limit, keep, leave, leave_out=req.words.left_out)
-        style = analyze(text).style
-        commits = [_commit_hit(i, r.sha, r.author, int(r.time), r.message, tuple(x for x in r.files.split("\n") if x),
-                               round(_lexical_only_score(req, style, i + 1), 6))
-                   for i, r in enumerate(rows)]
-        if not code_filters.types:
-            message = None if self.manifest.commit_count() else \
-                "no commits indexed (not a git repository, git is missing, or the history is not read yet)"
-            return SearchResult(req.query, req.mode, round((time.perf_counter() - t0) * 1000, 2), len(commits),
-                                commits[req.offset:req.offset + req.limit], {}, index_state, message)
-        code = self._search_chunks(attrs.evolve(req, offset=0, limit=req.offset + req.limit,
-                                                filters=code_filters), index_state)
-        merged = sorted(code.hits + commits, key=lambda h: -h.score)
-        return attrs.evolve(code, hits=merged[req.offset:req.offset + req.limit],
-                            total_hits=code.total_hits + len(commits),
-                            took_ms=round((time.perf_counter() - t0) * 1000, 2))
+        return with_commits(self.manifest, req, index_state, lambda r: self._search_chunks(r, index_state))
 
     def _search_chunks(self, req: SearchRequest, index_state: IndexState) -> SearchResult:
         """The pipeline: candidates from each side (filtered), fusion, the relevance floor,
@@ -237,7 +217,7 @@ class HybridSearch:
               records: dict[int, ChunkRecord]) -> list[Hit]:
         """The page's hits: where their chunks are now, with snippets, git and tags."""
         all_git, all_tags = ctx.all_git, ctx.all_tags
-        pattern = _words_regex(_query_words(" ".join((ctx.text, *req.extra_terms))))
+        pattern = _words_regex(typed_words(" ".join((ctx.text, *req.extra_terms))))
         texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
         # a file changed since it was indexed: its hits where their chunks are now, or stale
@@ -380,38 +360,10 @@ def _join(*notes: str | None) -> str | None:
     return "; ".join(kept) if kept else None
 
 
-def _lexical_only_score(req: SearchRequest, style: str, rank: int) -> float:
-    """A score for a hit that only the lexical side ranks (a commit message), on the
-    scale of the fused chunks' so that both sort together."""
-    if req.mode == "hybrid" and req.fusion == CONVEX:
-        return alpha_for(style, req.alpha) / rank
-    if req.mode == "lexical":  # chunks score BM25 over the best BM25 (HybridSearch._fuse)
-        return 1.0 / rank
-    return 1.0 / (req.rrf_k + rank)
-
-
-def _query_words(query: str) -> list[str]:
-    """The words of a query as typed (identifiers whole), for snippets and highlights."""
-    return [w for w in re.findall(r"\w+", query) if len(w) > 1 or w.isdigit()]
-
-
 def _words_regex(words: Sequence[str]) -> re.Pattern[str] | None:
     if not words:
         return None
     return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)), re.IGNORECASE)
-
-
-def _commit_hit(i: int, sha: str, author: str, when: int, message: str, files: tuple[str, ...],
-                score: float) -> Hit:
-    """The ``i``-th commit message found (ids below 0: no chunk's); its path is its first file's."""
-    return Hit(id=-1 - i, path=files[0] if files else "", language="git", type="git_commit", kind="commit",
-               symbol="", container="", start_line=0, end_line=0, score=score, lexical_rank=i + 1,
-               semantic_rank=None, snippet=_commit_snippet(message), author=author, modified=when,
-               commit=Commit(sha, files))
-
-
-def _commit_snippet(message: str, lines: int = 6) -> str:
-    return "\n".join(message.strip().splitlines()[:lines])
 
 
 def _facets(records: Sequence[ChunkRecord], packages: dict[str, str],

@@ -117,3 +117,9 @@ def analyze(query: str) -> QueryTerms:
     dropped = tuple(w for w in words if w in STOP_WORDS and w not in kept)
     return QueryTerms(style, tuple(identifiers), tuple(dict.fromkeys(kept)), tuple(phrases),
                       prefixes=tuple(dict.fromkeys(prefixes)), dropped=dropped)
+
+
+def typed_words(query: str) -> list[str]:
+    """The words of a query as typed (identifiers whole), for snippets, highlights and
+    commit messages."""
+    return [w for w in re.findall(r"\w+", query) if len(w) > 1 or w.isdigit()]
