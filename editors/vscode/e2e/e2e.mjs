@@ -699,6 +699,26 @@ async function mainScenario(proxyPort) {
       await focusEditorArea(page);
     });
 
+    await step("Sylk Search: what the query leaves out (-lang:csharp)", async () => {
+      // "order total" finds the Java, JavaScript and C# files; the server reads the exclusion
+      // typed in the query (no row is OrderProcessor.cs once the query is whole; the partial
+      // queries typed on the way keep it, or are errors)
+      await openSearchPicker(page);
+      await typeInQuickInput(page, "order total -lang:csharp");
+      let seen = [];
+      try {
+        await waitFor("the hits of 'order total -lang:csharp'", UI, async () => {
+          seen = (await rows(page).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+          return seen.some((t) => /InvoiceService\.java/.test(t)) && !seen.some((t) => /OrderProcessor\.cs/.test(t));
+        });
+      } catch {
+        fail(`expected InvoiceService.java and no OrderProcessor.cs: ${JSON.stringify(seen)}`);
+      }
+      log(`  hits: ${JSON.stringify(seen.slice(0, 4))}`);
+      await page.keyboard.press("Escape");
+      await focusEditorArea(page);
+    });
+
     await step("hover: the definition and related code", async () => {
       await openFile(page, "app/http.py");
       const line = lineOf(ws, "app/http.py", /class HttpRetryPolicy/);
