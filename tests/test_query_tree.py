@@ -100,6 +100,14 @@ def test_parse_query_reads_filters_as_atoms_of_the_tree(query: str, filters: Fil
     assert (req.filters, req.words.match) == (filters, match), "every front end's request reads it so"
 
 
+def test_a_query_holding_the_mark_of_a_filter_is_text():
+    """The tree marks where each filter stood with a private-use character; one typed by
+    the user is not a filter (before the fix: IndexError, no answer)."""
+    assert parse_query("\ue0000 retry").words == QueryWords("0 retry")
+    assert parse_query("x \ue0001 lang:go").filters == Filters(languages=("go",))
+    assert read("\ue0000 OR y").match == Either((Term("\ue0000"), Term("y")))
+
+
 def test_a_filter_in_the_tree_is_checked_and_shown_as_typed():
     with pytest.raises(QueryError) as exc:
         parse_query("retry (lang:klingon OR path:x/**)")

@@ -124,6 +124,7 @@ def _marked(query: str) -> tuple[str, list[_Found]]:
     and the filters, read and checked. A ``)`` that closes a group is not part of an
     unquoted value (``(lang:go OR path:cmd/**)``)."""
     found: list[_Found] = []
+    query = query.replace(MARK, " ")  # (the user's: a mark is this function's to place)
 
     def take(m: re.Match[str]) -> str:
         neg, key, raw = m.group(1), m.group(2), m.group(3)

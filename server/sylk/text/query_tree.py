@@ -148,7 +148,7 @@ def read(query: str, filters: Sequence[Filter] = ()) -> QueryWords:
 def _atom(token: str, filters: Sequence[Filter]) -> Filter | Regex | None:
     """The filter a mark stands for, or the regex a ``/.../`` token is; None for a word."""
     marked = _MARKED.fullmatch(token)
-    if marked:
+    if marked and int(marked.group(1)) < len(filters):  # (else the user typed the mark: text)
         return filters[int(marked.group(1))]
     regex = _REGEX.fullmatch(token)
     return Regex(regex.group(1)) if regex else None
