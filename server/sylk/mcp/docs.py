@@ -52,9 +52,11 @@ exclude leaves out what its filters match (["role:test", "path:vendor/**", "lang
 inline, a leading - does the same: "retry -role:test -path:vendor/**". A word or a \
 "phrase" with a leading - leaves out the hits holding it ("retry -mock"); a query holding \
 an upper-case OR is boolean: words side by side must all be held, OR takes either side, \
-parentheses group ("(http OR grpc) client -test").
+parentheses group ("(http OR grpc) client -test"). Inline filters and a /regex/ (a line \
+of each hit matches it) join in too: "retry (lang:go OR path:cmd/**)", \
+"handler -(role:test OR path:vendor/**)", "retry -/TODO|FIXME/".
 
-Options add to the answer: fuzzy lets words match with a typo or two; facets counts \
+Options add to the answer: fuzzy lets each word of five letters or more match with one typo; facets counts \
 all matches by language, type, kind and folder ("facets"); group_by (file, language, \
 folder, kind, author) groups the page's hits ("groups": value, count, and the indexes \
 of its hits); related_files lists the files the hits' files import ("relatedFiles"); \
