@@ -81,13 +81,17 @@ GO, VENDOR, TEST_ROLE = Filter("languages", ("go",)), Filter("paths", ("vendor/*
     ("retry lang:go -mock", Filters(languages=("go",)), Not(Term("mock"))),
     ("(lang:go) retry", Filters(languages=("go",)), None),  # parentheses are text without an OR
     # joined by OR or grouped: an atom of the tree, as a word is
-    ("retry (lang:go OR path:vendor/**)", Filters(), All((Term("retry"), Either((GO, VENDOR))))),
+    ("retry (lang:go OR path:vendor/**)", Filters(), Either((GO, VENDOR))),
     ("(lang:go OR path:vendor/**)", Filters(), Either((GO, VENDOR))),  # the ) closes the group
-    ('retry -(role:test OR path:"vendor/**")', Filters(), All((Term("retry"), Not(Either((TEST_ROLE, VENDOR)))))),
+    ('retry -(role:test OR path:"vendor/**")', Filters(), Not(Either((TEST_ROLE, VENDOR)))),
+    # an OR of filters only: the words rank as without one (retry need not be held), unless
+    # an OR joins words too
+    ("retry -mock (role:test OR lang:go)", Filters(), All((Not(Term("mock")), Either((TEST_ROLE, GO))))),
+    ("retry (tested OR lang:go)", Filters(), All((Term("retry"), Either((Term("tested"), GO))))),
     ("tested OR lang:go", Filters(), Either((Term("tested"), GO))),
     ("a OR b lang:go", Filters(), Either((Term("a"), All((Term("b"), GO))))),  # side by side binds first
     # simplified once: one filter's values joined by OR are that filter of them all, taken out
-    ("retry (lang:go OR lang:rust)", Filters(languages=("go", "rust")), Term("retry")),
+    ("retry (lang:go OR lang:rust)", Filters(languages=("go", "rust")), None),
     ("retry -(lang:go OR lang:rust) OR x", Filters(),
      Either((All((Term("retry"), Not(Filter("languages", ("go", "rust"))))), Term("x")))),
     ("x OR y -(lang:go OR lang:rust)", Filters(exclude=None),

@@ -23,6 +23,7 @@ from ..text.query_tree import (
     QuerySyntaxError,
     QueryWords,
     Regex,
+    Term,
     all_of,
     atoms,
     read,
@@ -59,7 +60,9 @@ def parse_query(query: str) -> ParsedQuery:
     """``query`` read into its filters and its words (text/query_tree.py): a filter in
     the tree is an atom as a word is, so ``lang:go OR path:cmd/**`` and
     ``-(role:test OR path:vendor/**)`` say what they say; the filters every hit must
-    pass side by side are taken out of the tree (the index applies them first).
+    pass side by side are taken out of the tree (the index applies them first). Words
+    side by side must all be held when an OR joins words (``(http OR grpc) client``);
+    when it joins filters only, the words rank as in a query without one.
     QueryError names the field of a bad filter, or ``query`` when a boolean query
     cannot be read. Read once for every folder a request goes to (the answer is a
     record, immutable)."""
@@ -82,6 +85,8 @@ def parse_query(query: str) -> ParsedQuery:
             taken.append(_Found(True, n.node))
         else:
             rest.append(n)
+    if not any(_words_either(n) for n in rest):  # OR joins filters only: the words rank as without an OR
+        rest = [n for n in rest if not isinstance(n, Term)]
     # a boolean query with filters is shown as typed (its operators read with its filters)
     shown = query if found and OR in marked.split() else _unmarked(marked)
     return ParsedQuery(" ".join(shown.split()), _side_by_side(taken), QueryWords(words.text, all_of(rest)))
@@ -157,6 +162,15 @@ def _unmarked(marked: str) -> str:
     if MARK not in marked:
         return " ".join(marked.split())
     return " ".join(_EMPTY_GROUP.sub(" ", _MARKS.sub(" ", marked)).split())
+
+
+def _words_either(node: Node) -> bool:
+    """``node`` holds an OR with a word or a regex on a side (a boolean query of words)."""
+    if isinstance(node, Either) and any(not isinstance(a, Filter) for a in atoms(node)):
+        return True
+    if isinstance(node, Not):
+        return _words_either(node.node)
+    return isinstance(node, (All, Either)) and any(_words_either(n) for n in node.nodes)
 
 
 def _simplified(node: Node) -> Node:
