@@ -220,25 +220,39 @@ class TreeTest:
     def __init__(self, tree: Node, lookups: Lookups = Lookups()) -> None:
         self.tree = tree
         self.lookups = lookups
+        self._test = self._compiled(tree)  # once: a search asks it of hundreds of candidates
 
     @property
     def words(self) -> list[Term | Regex]:
         return list(dict.fromkeys(a for a in atoms(self.tree) if not isinstance(a, Filter)))
 
     def __call__(self, c: Any, held: Callable[[Term | Regex], bool]) -> bool:
-        return self._holds(self.tree, c, held)
+        return self._test(c, held)
 
-    def _holds(self, node: Node, c: Any, held: Callable[[Term | Regex], bool]) -> bool:
+    def _compiled(self, node: Node) -> Callable[[Any, Callable[[Term | Regex], bool]], bool]:
         if isinstance(node, (Term, Regex)):
-            return held(node)
+            return lambda c, held: held(node)
         if isinstance(node, Filter):
-            matcher = path_matcher(node.value) if node.name == "paths" else None
-            return CANDIDATE_TESTS[node.name](c, node.value, self.lookups, matcher)
+            test, value, lk = CANDIDATE_TESTS[node.name], node.value, self.lookups
+            matcher = path_matcher(value) if node.name == "paths" else None
+            if not BY_FIELD[node.name].file:
+                return lambda c, held: test(c, value, lk, matcher)
+            by_path: dict[str, bool] = {}  # a filter of the file: once for its chunks
+
+            def of_file(c: Any, held: Callable[[Term | Regex], bool]) -> bool:
+                known = by_path.get(c.path)
+                if known is None:
+                    known = by_path[c.path] = test(c, value, lk, matcher)
+                return known
+            return of_file
         if isinstance(node, Not):
-            return not self._holds(node.node, c, held)
-        test = all if isinstance(node, All) else any
+            inner = self._compiled(node.node)
+            return lambda c, held: not inner(c, held)
         assert isinstance(node, (All, Either))
-        return test(self._holds(n, c, held) for n in node.nodes)
+        parts = [self._compiled(n) for n in node.nodes]
+        if isinstance(node, All):
+            return lambda c, held: all(p(c, held) for p in parts)
+        return lambda c, held: any(p(c, held) for p in parts)
 
 
 class Admit:
