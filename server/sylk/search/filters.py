@@ -256,21 +256,21 @@ class TreeTest:
 
 
 class Admit:
-    """The filters of one request, compiled: ``admit(candidate)`` says whether it passes.
-    ``skip`` names filters applied elsewhere already (the lexical index's)."""
+    """The filters of one request side by side, compiled (as the tree they are:
+    Filters.tree, TreeTest): ``admit(candidate)`` says whether it passes. ``skip`` names
+    filters applied elsewhere already (the lexical index's)."""
 
     def __init__(self, filters: Filters, lookups: Lookups = Lookups(), skip: Sequence[str] = ()):
         self.lookups = lookups
-        self.keep = [(s.name, v, path_matcher(v) if s.name == "paths" else None)
-                     for s, v in filters.given() if s.name not in skip]
-        ex = filters.exclude
-        self.leave = [(s.name, v, path_matcher(v) if s.name == "paths" else None)
-                      for s, v in (ex.given() if ex is not None else ()) if s.name not in skip]
+        tree = filters.tree([s.name for s in FILTERS if s.name not in skip])
+        self._test = TreeTest(tree, lookups) if tree is not None else None
 
     def __bool__(self) -> bool:
-        return bool(self.keep or self.leave)
+        return self._test is not None
 
     def __call__(self, c: Any) -> bool:
-        lk = self.lookups
-        return all(CANDIDATE_TESTS[n](c, v, lk, pm) for n, v, pm in self.keep) and \
-            not any(CANDIDATE_TESTS[n](c, v, lk, pm) for n, v, pm in self.leave)
+        return self._test is None or self._test(c, _no_words)
+
+
+def _no_words(atom: Term | Regex) -> bool:
+    raise AssertionError(f"a tree of filters holds no word: {atom}")
