@@ -72,6 +72,8 @@ class _Context:
     all_git: dict[str, GitFile]  # for the hits' author and date
     all_tags: dict[str, tuple[str, ...]]
     semantic_ready: bool
+    # the lines of the files read for this search (a regex of the tree, the snippets): once each
+    texts: dict[str, list[str] | None] = attrs.Factory(dict)
 
     @property
     def post_filtered(self) -> bool:
@@ -178,7 +180,7 @@ class HybridSearch:
             hits, sides.lexical_total = self._lexical(req, ctx)
             sides.records.update(self.manifest.chunks_by_id([h.id for h in hits]))
             after = ctx.after
-            kept = self._tree_holds(ctx.tree, [h.id for h in hits], sides.records) if ctx.tree else None
+            kept = self._tree_holds(ctx, [h.id for h in hits], sides.records) if ctx.tree else None
             for h in hits:
                 rec = sides.records.get(h.id)
                 if rec is not None and after(rec) and (kept is None or h.id in kept):
@@ -194,7 +196,7 @@ class HybridSearch:
                 if ctx.tree is not None:  # and the filters of the tree the index could not apply
                     ids = [cid for cid, _ in found]
                     sides.records.update(self.manifest.chunks_by_id([i for i in ids if i not in sides.records]))
-                    held = self._tree_holds(ctx.tree, ids, sides.records)
+                    held = self._tree_holds(ctx, ids, sides.records)
                     found = [(cid, score) for cid, score in found if cid in held]
                 sides.semantic = self._semantic(ctx.pool, ctx.admit, sides.records, found)
         return sides
@@ -218,7 +220,6 @@ class HybridSearch:
         """The page's hits: where their chunks are now, with snippets, git and tags."""
         all_git, all_tags = ctx.all_git, ctx.all_tags
         pattern = _words_regex(typed_words(" ".join((ctx.text, *req.extra_terms))))
-        texts: dict[str, list[str] | None] = {}
         out: list[Hit] = []
         # a file changed since it was indexed: its hits where their chunks are now, or stale
         moved = self.relocator.locate([records[f.id] for f in page]) if self.relocator is not None else {}
@@ -230,7 +231,7 @@ class HybridSearch:
             if where is not None and where.stale:  # the file's text now is not what matched
                 snippet, first, marks = "", rec.start_line, ()
             else:
-                snippet, first, marks = self._snippet(rec, pattern, req.context_lines, texts)
+                snippet, first, marks = self._snippet(rec, pattern, req.context_lines, ctx.texts)
             meta = all_git.get(rec.path)
             out.append(Hit(id=f.id, path=rec.path, language=rec.language or "text", type=rec.type, kind=rec.kind,
                            symbol=rec.symbol, container=rec.container, start_line=rec.start_line,
@@ -261,17 +262,18 @@ class HybridSearch:
         # the other filters are applied afterwards: fetch more when they may drop candidates
         return self.lexical.search_chunks(query, ctx.pool * (4 if ctx.post_filtered else 1))
 
-    def _tree_holds(self, tree: TreeTest, ids: list[int], records: dict[int, ChunkRecord]) -> set[int]:
+    def _tree_holds(self, ctx: _Context, ids: list[int], records: dict[int, ChunkRecord]) -> set[int]:
         """The chunks of ``ids`` (their records in ``records``) that satisfy the query's
         tree: its words as the lexical index holds them, its regexes on the chunks' lines,
         its filters on the records."""
+        tree = ctx.tree
+        assert tree is not None
         held = {t: self.lexical.holding(t, ids) for t in tree.words if isinstance(t, Term)}
-        texts: dict[str, list[str] | None] = {}
 
         def holds(i: int, rec: ChunkRecord, atom: Term | Regex) -> bool:
             if isinstance(atom, Term):
                 return i in held[atom]
-            lines = self._lines(rec.path, texts) or []
+            lines = self._lines(rec.path, ctx.texts) or []
             regex = compiled_regex(atom)
             return any(regex.search(line) for line in lines[rec.start_line:rec.end_line + 1])
         return {i for i in ids if (r := records.get(i)) is not None and tree(r, functools.partial(holds, i, r))}
