@@ -113,6 +113,8 @@ class Filters:
 
     def notes(self, lookups: Lookups) -> list[str]:
         """What the user should know when nothing was found: a package no indexed file is in."""
+        if not self.packages:
+            return []
         held = set(lookups.packages.values())
         missing = [w for w in self.packages if not any(within(p, w) for p in held)]
         return [f"no indexed file is in the package {missing[0]!r} or below it (see the package facet)"] \
